@@ -1,0 +1,151 @@
+package uriscan
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Causes of a parse error, for errors.Is. Every *Error wraps exactly one.
+var (
+	// ErrInvalidChar: a byte that the component it falls in does not allow
+	// (a space anywhere, "[" in a path, "a" in a port, "_" in a scheme…).
+	ErrInvalidChar = errors.New("invalid character")
+	// ErrPercentEncoding: a "%" not followed by two hex digits (§2.1 pct-encoded).
+	ErrPercentEncoding = errors.New("invalid percent-encoding")
+	// ErrScheme: the text before the first ":" cannot be a scheme (§3.1):
+	// it is empty or does not begin with a letter.
+	ErrScheme = errors.New("invalid scheme")
+	// ErrIPv6: an IP-literal that is not a valid IPv6address (§3.2.2).
+	ErrIPv6 = errors.New("invalid IPv6 address")
+	// ErrIPvFuture: an IP-literal starting with "v" that is not a valid IPvFuture.
+	ErrIPvFuture = errors.New("invalid IPvFuture")
+	// ErrIPLiteral: a "[" without its "]", or text after the "]" other than ":" port.
+	ErrIPLiteral = errors.New("malformed IP-literal")
+	// ErrTooLong: the input is longer than MaxLength.
+	ErrTooLong = errors.New("input too long")
+)
+
+// Error is a URI-reference that does not match RFC 3986 Appendix A. Offset
+// is the 0-based byte offset of the first byte at which the input goes
+// wrong; Component is where that byte falls.
+type Error struct {
+	Input     string    // the input, as given
+	Offset    int       // byte offset of the first offending byte (len(Input) if the input ended too soon)
+	Component Component // component holding Offset
+	Err       error     // the cause: one of the Err* variables
+	code      errCode
+	arg       int
+}
+
+// Error returns e.g. `uriscan: "http://a b": invalid character ' ' in host at offset 8`.
+func (e *Error) Error() string {
+	return "uriscan: " + quoteInput(e.Input) + ": " + e.Reason() + " at offset " + strconv.Itoa(e.Offset)
+}
+
+// Unwrap returns the cause, so errors.Is(err, uriscan.ErrIPv6) works.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Reason says in words what is wrong, without the input or offset:
+// "invalid character ' ' in path", "IPv6 address has 9 groups".
+func (e *Error) Reason() string { return reason(e.Input, e.Offset, e.Component, e.code, e.arg) }
+
+type errCode uint8
+
+const (
+	errNone errCode = iota
+	errChar
+	errPct
+	errSchemeEmpty
+	errSchemeStart
+	errIPLiteralOpen  // no "]"
+	errIPLiteralAfter // junk after "]"
+	errIPv6Groups     // arg = groups
+	errIPv6Few        // arg = groups, no "::"
+	errIPv6DoubleColon
+	errIPv6GroupLen
+	errIPv6Colon // lone leading/trailing ':' or ":::"
+	errIPv6IPv4  // bad embedded IPv4
+	errIPv6Empty
+	errIPvFuture
+	errTooLong
+)
+
+var causes = [...]error{
+	errChar: ErrInvalidChar, errPct: ErrPercentEncoding, errSchemeEmpty: ErrScheme,
+	errSchemeStart: ErrScheme, errIPLiteralOpen: ErrIPLiteral, errIPLiteralAfter: ErrIPLiteral,
+	errIPv6Groups: ErrIPv6, errIPv6Few: ErrIPv6, errIPv6DoubleColon: ErrIPv6,
+	errIPv6GroupLen: ErrIPv6, errIPv6Colon: ErrIPv6, errIPv6IPv4: ErrIPv6, errIPv6Empty: ErrIPv6,
+	errIPvFuture: ErrIPvFuture, errTooLong: ErrTooLong,
+}
+
+func reason(in string, off int, c Component, code errCode, arg int) string {
+	switch code {
+	case errChar:
+		if off >= len(in) {
+			return "unexpected end of input in " + c.String()
+		}
+		r := "invalid character " + quoteByte(in[off]) + " in " + c.String()
+		switch in[off] {
+		case '[', ']':
+			r += " (brackets are allowed only around an IP-literal host)"
+		case '#':
+			r += " (a fragment ends at the end of the reference)"
+		case '@':
+			r += " (userinfo ends at the first '@')"
+		}
+		return r
+	case errPct:
+		end := min(off+3, len(in))
+		return "percent-encoding " + strconv.Quote(in[off:end]) + " is not '%' followed by two hex digits"
+	case errSchemeEmpty:
+		return "missing scheme before ':'"
+	case errSchemeStart:
+		return "scheme must begin with a letter, not " + quoteByte(in[off]) + " (use \"./\" before a relative path containing ':')"
+	case errIPLiteralOpen:
+		return "IP-literal has no closing ']'"
+	case errIPLiteralAfter:
+		return "unexpected " + quoteByte(in[off]) + " after IP-literal (want ':' port or end of authority)"
+	case errIPv6Groups:
+		return "IPv6 address has " + strconv.Itoa(arg) + " groups"
+	case errIPv6Few:
+		return "IPv6 address has " + strconv.Itoa(arg) + " groups and no '::'"
+	case errIPv6DoubleColon:
+		return "IPv6 address has more than one '::'"
+	case errIPv6GroupLen:
+		return "IPv6 group has more than 4 hex digits"
+	case errIPv6Colon:
+		return "IPv6 address has a single ':' at its start or end, or ':::'"
+	case errIPv6IPv4:
+		return "IPv6 address has an invalid embedded IPv4 address (ls32)"
+	case errIPv6Empty:
+		return "IP-literal is empty"
+	case errTooLong:
+		return "input longer than MaxLength"
+	case errIPvFuture:
+		return "IPvFuture must be 'v' 1*HEXDIG '.' 1*( unreserved / sub-delims / ':' )"
+	}
+	return "invalid URI reference"
+}
+
+func quoteByte(b byte) string {
+	if b >= 0x20 && b < 0x7f {
+		if b == '\'' {
+			return `'\''`
+		}
+		return "'" + string(b) + "'"
+	}
+	const hex = "0123456789abcdef"
+	return "byte 0x" + string([]byte{hex[b>>4], hex[b&15]})
+}
+
+func quoteInput(s string) string {
+	const max = 200
+	if len(s) > max {
+		var b strings.Builder
+		b.WriteString(strconv.Quote(s[:max]))
+		b.WriteString("...")
+		return b.String()
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,3 @@
+module github.com/uriscan/uriscan
+
+go 1.26

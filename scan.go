@@ -1,0 +1,65 @@
+package uriscan
+
+import "math"
+
+// MaxLength is the longest input Parse accepts: offsets are 32-bit.
+const MaxLength = math.MaxInt32
+
+// Parse validates b as a URI-reference (RFC 3986 §4.1) and splits it into
+// its components. It does not allocate: the URI refers to b, which must
+// not be modified while the URI is in use. On failure it returns a *Error
+// giving the byte offset and the reason.
+func Parse(b []byte) (URI, error) {
+	return parse(bytesToString(b), true)
+}
+
+// ParseString is Parse for a string; the URI refers to s.
+func ParseString(s string) (URI, error) {
+	return parse(s, false)
+}
+
+func parse(s string, copyOnError bool) (URI, error) {
+	if len(s) > MaxLength {
+		return URI{}, &Error{Input: "", Offset: MaxLength, Err: ErrTooLong, code: errTooLong}
+	}
+	var w walker
+	w.init(s, 0)
+	w.errOff = noError
+	var u URI
+	u.raw = s
+	w.walk(&u, 0)
+	if w.errOff != noError {
+		in := s
+		if copyOnError {
+			in = string([]byte(s))
+		}
+		return URI{}, w.error(&u, in, 0)
+	}
+	return u, nil
+}
+
+// error builds the *Error for the violation recorded in w; u holds the
+// decomposition of the record that starts at start.
+func (w *walker) error(u *URI, in string, start int) *Error {
+	comp := w.errComp
+	if comp == numComponents {
+		comp = u.componentAt(w.errOff - start)
+	}
+	return &Error{Input: in, Offset: w.errOff - start, Component: comp, Err: causes[w.errCode], code: w.errCode, arg: w.errArg}
+}
+
+// componentAt returns the defined component whose span starts last at or
+// before off.
+func (u *URI) componentAt(off int) Component {
+	for c := Fragment; c > Scheme; c-- {
+		if u.Has(c) && int(u.spans[c].start) <= off {
+			return c
+		}
+	}
+	return Scheme
+}
+
+// classifyBlocks runs the kernel chosen for this CPU.
+func classifyBlocks(dst []blockMasks, src []byte) {
+	classifyGeneric(dst, src)
+}

@@ -1,0 +1,534 @@
+package uriscan
+
+import (
+	"math"
+	"math/bits"
+	"strings"
+	"unsafe"
+
+	"github.com/uriscan/uriscan/classify"
+)
+
+// winBlocks is how many blocks the cursor classifies per kernel call: 512
+// bytes, so a window of masks (192 bytes) and its input stay in L1.
+const winBlocks = 8
+
+// cursor yields, in increasing order, the offsets of the bytes the walk
+// must look at: every structural byte and every invalid byte (which
+// includes '\n'). It classifies the input lazily, one window at a time.
+type cursor struct {
+	src  string
+	base int    // offset of block m[blk]
+	bits uint64 // events of block m[blk] not yet returned
+	blk  int    // current block in m
+	nblk int    // valid blocks in m
+	next int    // first offset not yet classified
+	m    [winBlocks]blockMasks
+}
+
+func (c *cursor) init(src string, start int) {
+	c.src = src
+	c.next = start
+	c.bits, c.blk, c.nblk = 0, 0, 0
+}
+
+// pop returns the offset of the next event, or len(src) when there is none.
+func (c *cursor) pop() int {
+	if c.bits == 0 {
+		return c.popSlow()
+	}
+	p := c.base + bits.TrailingZeros64(c.bits)
+	c.bits &= c.bits - 1
+	return p
+}
+
+func (c *cursor) popSlow() int {
+	for {
+		if c.blk+1 < c.nblk {
+			c.blk++
+			c.base += blockSize
+		} else {
+			if c.next >= len(c.src) {
+				return len(c.src)
+			}
+			c.fill()
+		}
+		m := &c.m[c.blk]
+		if b := m.structural | m.invalid; b != 0 {
+			c.bits = b & (b - 1)
+			return c.base + bits.TrailingZeros64(b)
+		}
+	}
+}
+
+// fill classifies the next window of input.
+func (c *cursor) fill() {
+	n := min(len(c.src)-c.next, winBlocks*blockSize)
+	nb := (n + blockSize - 1) / blockSize
+	classifyBlocks(c.m[:nb], unsafe.Slice(unsafe.StringData(c.src[c.next:]), n))
+	c.base, c.blk, c.nblk = c.next, 0, nb
+	c.next += n
+}
+
+const noError = math.MaxInt
+
+// walker is the stage-2 state for one URI-reference: the cursor over the
+// masks and the first violation found so far.
+type walker struct {
+	cursor
+	batch   bool // records end at '\n' or "\r\n"; otherwise '\n' is just invalid
+	errOff  int  // smallest offending offset seen, noError if none
+	errCode errCode
+	errArg  int
+	errComp Component // component of errOff when known up front, else numComponents
+}
+
+// fail records a violation at off; the one with the smallest offset wins.
+func (w *walker) fail(off int, code errCode, arg int, comp Component) {
+	if off < w.errOff {
+		w.errOff, w.errCode, w.errArg, w.errComp = off, code, arg, comp
+	}
+}
+
+// eol reports whether the invalid byte at p ends the record in batch mode.
+func (w *walker) eol(p int) bool {
+	if !w.batch {
+		return false
+	}
+	c := w.src[p]
+	return c == '\n' || c == '\r' && p+1 < len(w.src) && w.src[p+1] == '\n'
+}
+
+// endRecord consumes a record terminator at p (end of input, '\n' or "\r\n")
+// and returns p.
+func (w *walker) endRecord(p int) int {
+	if p < len(w.src) && w.src[p] == '\r' {
+		w.pop() // the '\n'
+	}
+	return p
+}
+
+// walk parses the URI-reference starting at start into u. The reference
+// ends at the end of input or, in batch mode, before the next "\n" or
+// "\r\n"; walk returns that end offset. Violations are recorded in w; the
+// decomposition in u is complete either way.
+//
+//	URI-reference = URI / relative-ref
+//	URI           = scheme ":" hier-part [ "?" query ] [ "#" fragment ]
+//	relative-ref  = relative-part [ "?" query ] [ "#" fragment ]
+func (w *walker) walk(u *URI, start int) int {
+	src := w.src
+	// The scheme is the text before the first ':' if that ':' comes before
+	// any '/', '?' or '#': segment-nz-nc (path-noscheme) holds no ':', so
+	// such a reference cannot be a relative-ref. Other events met on the
+	// way are remembered (pend) and checked once we know whether they are
+	// in a scheme or in the first segment of a path.
+	pend := -1
+	var p int
+	var ch byte
+	for {
+		p = w.pop()
+		if p >= len(src) {
+			break
+		}
+		ch = src[p]
+		if ch == ':' || ch == '/' || ch == '?' || ch == '#' || w.eol(p) {
+			break
+		}
+		if pend < 0 {
+			pend = p
+		}
+	}
+	if p < len(src) && ch == ':' {
+		w.checkScheme(start, p)
+		u.set(Scheme, start, p)
+		// hier-part = "//" authority path-abempty / path-absolute / path-rootless / path-empty
+		if p+2 < len(src) && src[p+1] == '/' && src[p+2] == '/' {
+			w.pop()
+			w.pop()
+			return w.authority(u, p+3)
+		}
+		return w.tail(u, Path, p+1)
+	}
+	if pend >= 0 {
+		w.checkFirstSegment(pend, p)
+	}
+	// relative-part = "//" authority path-abempty / path-absolute / path-noscheme / path-empty
+	if p == start && p+1 < len(src) && ch == '/' && src[p+1] == '/' {
+		w.pop()
+		return w.authority(u, p+2)
+	}
+	return w.resume(u, start, p, ch)
+}
+
+// resume continues after a part that ended at the event (p, ch); the path
+// begins at pathStart.
+func (w *walker) resume(u *URI, pathStart, p int, ch byte) int {
+	if p >= len(w.src) || w.eol(p) {
+		u.set(Path, pathStart, p)
+		return w.endRecord(p)
+	}
+	switch ch {
+	case '?':
+		u.set(Path, pathStart, p)
+		return w.tail(u, Query, p+1)
+	case '#':
+		u.set(Path, pathStart, p)
+		return w.tail(u, Fragment, p+1)
+	}
+	return w.tail(u, Path, pathStart) // ch is a '/' of the path
+}
+
+// tail walks the path, query and fragment, starting in component st at
+// offset from.
+//
+//	pchar    = unreserved / pct-encoded / sub-delims / ":" / "@"
+//	segment  = *pchar
+//	query    = *( pchar / "/" / "?" )
+//	fragment = *( pchar / "/" / "?" )
+//
+// Unreserved and sub-delims bytes are never events, so only the
+// gen-delims, '%' and invalid bytes need a decision here.
+func (w *walker) tail(u *URI, st Component, from int) int {
+	src := w.src
+	for {
+		p := w.pop()
+		if p >= len(src) {
+			u.set(st, from, p)
+			return p
+		}
+		switch src[p] {
+		case '/', ':', '@':
+		case '?':
+			if st == Path {
+				u.set(Path, from, p)
+				st, from = Query, p+1
+			}
+		case '#':
+			if st == Fragment {
+				w.fail(p, errChar, 0, Fragment)
+			} else {
+				u.set(st, from, p)
+				st, from = Fragment, p+1
+			}
+		case '%':
+			w.checkPct(p)
+		case '[', ']':
+			w.fail(p, errChar, 0, st)
+		default:
+			if w.eol(p) {
+				u.set(st, from, p)
+				return w.endRecord(p)
+			}
+			w.fail(p, errChar, 0, st)
+		}
+	}
+}
+
+// authority walks authority = [ userinfo "@" ] host [ ":" port ] starting
+// at a, then the rest of the reference.
+//
+//	userinfo = *( unreserved / pct-encoded / sub-delims / ":" )
+//	host     = IP-literal / IPv4address / reg-name
+//	port     = *DIGIT
+func (w *walker) authority(u *URI, a int) int {
+	src := w.src
+	firstAt, secondAt := -1, -1
+	colon := -1        // first ':' before any '@'
+	colonAfterAt := -1 // first ':' after the first '@'
+	var br [3]int      // the first three '[' or ']': enough to find the first misplaced one
+	nbr := 0
+	var p int
+	var ch byte
+loop:
+	for {
+		p = w.pop()
+		if p >= len(src) {
+			break
+		}
+		ch = src[p]
+		switch ch {
+		case '/', '?', '#':
+			break loop
+		case '@':
+			if firstAt < 0 {
+				firstAt = p
+			} else if secondAt < 0 {
+				secondAt = p
+			}
+		case ':':
+			if firstAt < 0 {
+				if colon < 0 {
+					colon = p
+				}
+			} else if colonAfterAt < 0 {
+				colonAfterAt = p
+			}
+		case '[', ']':
+			if nbr < len(br) {
+				br[nbr] = p
+				nbr++
+			}
+		case '%':
+			w.checkPct(p)
+		default:
+			if w.eol(p) {
+				break loop
+			}
+			w.fail(p, errChar, 0, numComponents)
+		}
+	}
+	end := p
+	hostStart := a
+	if firstAt >= 0 {
+		u.set(Userinfo, a, firstAt)
+		hostStart, colon = firstAt+1, colonAfterAt
+		if secondAt >= 0 {
+			w.fail(secondAt, errChar, 0, numComponents)
+		}
+	}
+	lb, rb := -1, -1
+	if hostStart < end && src[hostStart] == '[' {
+		// IP-literal = "[" ( IPv6address / IPvFuture  ) "]"
+		lb = hostStart
+		if i := strings.IndexByte(src[hostStart:end], ']'); i >= 0 {
+			rb = hostStart + i
+			u.set(Host, hostStart, rb+1)
+			w.checkIPLiteral(u, hostStart+1, rb)
+			if rb+1 < end {
+				if src[rb+1] == ':' {
+					w.checkPort(u, rb+2, end)
+				} else {
+					w.fail(rb+1, errIPLiteralAfter, 0, Host)
+				}
+			}
+		} else {
+			u.set(Host, hostStart, end)
+			u.hostType = IPv6
+			w.fail(end, errIPLiteralOpen, 0, Host)
+		}
+	} else {
+		hostEnd := end
+		if colon >= 0 {
+			hostEnd = colon
+			w.checkPort(u, colon+1, end)
+		}
+		u.set(Host, hostStart, hostEnd)
+		// First-match-wins (§3.2.2): a host that matches IPv4address is one.
+		if isIPv4(src[hostStart:hostEnd]) {
+			u.hostType = IPv4
+		} else {
+			u.hostType = RegName
+		}
+	}
+	for _, q := range br[:nbr] {
+		if q != lb && q != rb {
+			w.fail(q, errChar, 0, numComponents)
+			break
+		}
+	}
+	return w.resume(u, end, p, ch)
+}
+
+// checkScheme checks scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+// on src[a:b].
+func (w *walker) checkScheme(a, b int) {
+	src := w.src
+	if a == b {
+		w.fail(a, errSchemeEmpty, 0, Scheme)
+		return
+	}
+	if k := classify.Table[src[a]]; k&classify.Alpha == 0 {
+		code := errSchemeStart
+		if k&classify.Invalid != 0 {
+			code = errChar
+		}
+		w.fail(a, code, 0, Scheme)
+		return
+	}
+	for i := a + 1; i < b; i++ {
+		if classify.Table[src[i]]&classify.SchemeChar == 0 {
+			w.fail(i, errChar, 0, Scheme)
+			return
+		}
+	}
+}
+
+// checkFirstSegment checks src[a:b], the part of the first segment of a
+// relative reference from its first event on:
+// segment-nz-nc = 1*( unreserved / pct-encoded / sub-delims / "@" ).
+func (w *walker) checkFirstSegment(a, b int) {
+	src := w.src
+	for i := a; i < b; i++ {
+		c := src[i]
+		switch {
+		case c == '%':
+			w.checkPct(i)
+		case c == '[' || c == ']' || classify.Table[c]&classify.Invalid != 0:
+			w.fail(i, errChar, 0, Path)
+			return
+		}
+	}
+}
+
+// checkPct checks pct-encoded = "%" HEXDIG HEXDIG at p.
+func (w *walker) checkPct(p int) {
+	src := w.src
+	if p+2 >= len(src) || classify.Table[src[p+1]]&classify.Table[src[p+2]]&classify.HexDig == 0 {
+		w.fail(p, errPct, 0, numComponents)
+	}
+}
+
+// checkPort checks port = *DIGIT on src[a:b] and records its value.
+func (w *walker) checkPort(u *URI, a, b int) {
+	u.set(Port, a, b)
+	v := 0
+	for i := a; i < b; i++ {
+		c := w.src[i]
+		if c < '0' || c > '9' {
+			w.fail(i, errChar, 0, Port)
+			return
+		}
+		if v <= math.MaxUint16 {
+			v = v*10 + int(c-'0')
+		}
+	}
+	if a < b && v <= math.MaxUint16 {
+		u.port, u.portOK = uint16(v), true
+	}
+}
+
+// checkIPLiteral checks the text src[a:b] between "[" and "]".
+//
+//	IP-literal = "[" ( IPv6address / IPvFuture  ) "]"
+//	IPvFuture  = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )
+func (w *walker) checkIPLiteral(u *URI, a, b int) {
+	s := w.src[a:b]
+	if len(s) > 0 && s[0]|0x20 == 'v' {
+		u.hostType = IPvFuture
+		if i := ipvFutureError(s); i >= 0 {
+			w.fail(a+i, errIPvFuture, 0, Host)
+		}
+		return
+	}
+	u.hostType = IPv6
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != ':' && c != '.' && classify.Table[c]&classify.HexDig == 0 {
+			w.fail(a+i, errChar, 0, Host)
+			return
+		}
+	}
+	if code, arg := checkIPv6(s); code != errNone {
+		w.fail(a, code, arg, Host)
+	}
+}
+
+// ipvFutureError returns the index in s (which starts with 'v') where
+// IPvFuture stops matching, len(s) if s is too short, or -1 if s matches.
+func ipvFutureError(s string) int {
+	i := 1
+	for i < len(s) && classify.Table[s[i]]&classify.HexDig != 0 {
+		i++
+	}
+	if i == 1 || i == len(s) || s[i] != '.' {
+		return i
+	}
+	i++
+	if i == len(s) {
+		return i
+	}
+	for ; i < len(s); i++ {
+		if s[i] != ':' && classify.Table[s[i]]&(classify.Unreserved|classify.SubDelim) == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkIPv6 checks s, made only of HEXDIG, ':' and '.', against the nine
+// alternatives of IPv6address (§3.2.2). They amount to: h16 = 1*4HEXDIG
+// groups separated by ':', an optional ls32 IPv4address as the last two
+// groups, at most one "::", and exactly 8 groups without "::" or at most
+// 7 with it.
+func checkIPv6(s string) (errCode, int) {
+	if len(s) == 0 {
+		return errIPv6Empty, 0
+	}
+	groups, double := 0, false
+	i := 0
+	if s[0] == ':' {
+		if len(s) < 2 || s[1] != ':' {
+			return errIPv6Colon, 0
+		}
+		double, i = true, 2
+	}
+	for i < len(s) {
+		j := i
+		for j < len(s) && classify.Table[s[j]]&classify.HexDig != 0 {
+			j++
+		}
+		if j < len(s) && s[j] == '.' {
+			// ls32 = ( h16 ":" h16 ) / IPv4address, only at the end.
+			if !isIPv4(s[i:]) {
+				return errIPv6IPv4, 0
+			}
+			groups += 2
+			break
+		}
+		switch n := j - i; {
+		case n == 0:
+			return errIPv6Colon, 0
+		case n > 4:
+			return errIPv6GroupLen, 0
+		}
+		groups++
+		if j == len(s) {
+			break
+		}
+		// s[j] == ':'
+		if j+1 < len(s) && s[j+1] == ':' {
+			if double {
+				return errIPv6DoubleColon, 0
+			}
+			double, i = true, j+2
+			continue
+		}
+		i = j + 1
+		if i == len(s) {
+			return errIPv6Colon, 0
+		}
+	}
+	switch {
+	case !double && groups < 8:
+		return errIPv6Few, groups
+	case !double && groups > 8, double && groups > 7:
+		return errIPv6Groups, groups
+	}
+	return errNone, 0
+}
+
+// isIPv4 reports whether s matches
+// IPv4address = dec-octet "." dec-octet "." dec-octet "." dec-octet, where
+// dec-octet is 0-255 without leading zeros.
+func isIPv4(s string) bool {
+	if len(s) < 7 || len(s) > 15 {
+		return false
+	}
+	for k := 0; k < 4; k++ {
+		n := 0
+		for n < len(s) && n < 3 && '0' <= s[n] && s[n] <= '9' {
+			n++
+		}
+		if n == 0 || n > 1 && s[0] == '0' || n == 3 && s[:3] > "255" {
+			return false
+		}
+		s = s[n:]
+		if k < 3 {
+			if len(s) == 0 || s[0] != '.' {
+				return false
+			}
+			s = s[1:]
+		}
+	}
+	return len(s) == 0
+}
