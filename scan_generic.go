@@ -36,13 +36,29 @@ var kernelBits = func() (t [256]uint8) {
 // src into dst, one blockMasks per 64 bytes (the last block may be short).
 // len(dst) must be at least (len(src)+63)/64. Every SIMD kernel must write
 // exactly what this writes, for every input.
+//
+// Eight bytes at a time, it packs their kernelBits into the byte lanes of a
+// uint64 and gathers bit b of every lane into eight mask bits with one
+// multiply (see gather8).
 func classifyGeneric(dst []blockMasks, src []byte) {
+	const lsb = 0x0101010101010101
 	for i := 0; len(src) > 0; i++ {
 		blk := src[:min(len(src), blockSize)]
 		src = src[len(blk):]
 		var inv, st, nl uint64
-		for j, c := range blk {
-			x := uint64(kernelBits[c])
+		j := 0
+		for ; j+8 <= len(blk); j += 8 {
+			b := blk[j : j+8 : j+8]
+			v := uint64(kernelBits[b[0]]) | uint64(kernelBits[b[1]])<<8 |
+				uint64(kernelBits[b[2]])<<16 | uint64(kernelBits[b[3]])<<24 |
+				uint64(kernelBits[b[4]])<<32 | uint64(kernelBits[b[5]])<<40 |
+				uint64(kernelBits[b[6]])<<48 | uint64(kernelBits[b[7]])<<56
+			inv |= gather8(v&lsb) << j
+			st |= gather8(v>>1&lsb) << j
+			nl |= gather8(v>>2&lsb) << j
+		}
+		for ; j < len(blk); j++ {
+			x := uint64(kernelBits[blk[j]])
 			inv |= (x & 1) << j
 			st |= (x >> 1 & 1) << j
 			nl |= (x >> 2) << j
@@ -50,3 +66,8 @@ func classifyGeneric(dst []blockMasks, src []byte) {
 		dst[i] = blockMasks{invalid: inv, structural: st, newline: nl}
 	}
 }
+
+// gather8 moves bit 8k of x to bit k, for x with no other bits set: the
+// product puts lane k at bit 56+k, and no two partial products overlap, so
+// nothing carries into the top byte.
+func gather8(x uint64) uint64 { return x * 0x0102040810204080 >> 56 }

@@ -1,0 +1,69 @@
+package uriscan
+
+import (
+	"bytes"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// sharedURLs are the real-world URL lists used by the corpus benchmarks and
+// tests. They live outside the repository; tests skip when they are absent.
+var sharedURLs = []string{"kasztp", "isaacs_files", "node_files"}
+
+const sharedURLDir = "../shared/data/urls"
+
+// loadLines reads ../shared/data/urls/NAME.txt as lines (without "\r\n"),
+// skipping the test or benchmark when the file is absent.
+func loadLines(tb testing.TB, name string) (lines [][]byte, size int) {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(sharedURLDir, name+".txt"))
+	if err != nil {
+		tb.Skipf("shared corpus absent: %v", err)
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // kasztp starts with a BOM
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		if len(l) > 0 {
+			lines = append(lines, l)
+			size += len(l)
+		}
+	}
+	return lines, size
+}
+
+// BenchmarkParse parses every line of each shared URL list per op, with
+// net/url.Parse on the same lines in the same run. ns/URL is reported so the
+// two can be compared directly.
+func BenchmarkParse(b *testing.B) {
+	for _, name := range sharedURLs {
+		b.Run("corpus="+name, func(b *testing.B) {
+			lines, size := loadLines(b, name)
+			strs := make([]string, len(lines))
+			for i, l := range lines {
+				strs[i] = string(l)
+			}
+			b.Run("impl=uriscan", func(b *testing.B) {
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, l := range lines {
+						Parse(l)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/URL")
+			})
+			b.Run("impl=net-url", func(b *testing.B) {
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, s := range strs {
+						url.Parse(s)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/URL")
+			})
+		})
+	}
+}
