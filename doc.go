@@ -45,7 +45,8 @@
 //     ALPHA / DIGIT / "+" / "-" / "."; a "%" not followed by two HEXDIG; a
 //     "[" or "]" other than the brackets of an IP-literal host; a second
 //     "@" in the authority; a second "#"; a port byte that is not DIGIT;
-//     an IP-literal without "]" (offset: end of the authority); a byte
+//     an IP-literal without "]" (offset: end of the authority; its text up
+//     to there is still checked by the rules that follow); a byte
 //     after the "]" other than ":" (its offset); an IPvFuture that stops
 //     matching "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) (the
 //     offset where it stops, or of the "]" if it is too short); an IPv6

@@ -304,7 +304,7 @@ loop:
 			}
 		} else {
 			u.set(Host, hostStart, end)
-			u.hostType = IPv6
+			w.checkIPLiteral(u, hostStart+1, end) // content checked as if closed
 			w.fail(end, errIPLiteralOpen, 0, Host)
 		}
 	} else {
@@ -398,13 +398,14 @@ func (w *walker) checkPort(u *URI, a, b int) {
 	}
 }
 
-// checkIPLiteral checks the text src[a:b] between "[" and "]".
+// checkIPLiteral checks the text src[a:b] after "[" and before "]" (or
+// the end of the authority when "]" is missing).
 //
 //	IP-literal = "[" ( IPv6address / IPvFuture  ) "]"
 //	IPvFuture  = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )
 func (w *walker) checkIPLiteral(u *URI, a, b int) {
 	s := w.src[a:b]
-	if len(s) > 0 && s[0]|0x20 == 'v' {
+	if len(s) > 0 && s[0]|0x20 == 'v' { // ABNF strings are case-insensitive: "V" too
 		u.hostType = IPvFuture
 		if i := ipvFutureError(s); i >= 0 {
 			w.fail(a+i, errIPvFuture, 0, Host)
