@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/base64"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/uriscan/uriscan"
+)
+
+// appendSplitValid appends the JSON object "uriscan split" writes for a
+// valid line (without the newline). It does not allocate when b has room.
+func appendSplitValid(b []byte, line int, u *uriscan.URI) []byte {
+	b = append(b, `{"line":`...)
+	b = strconv.AppendInt(b, int64(line), 10)
+	b = append(b, `,"input":`...)
+	b = appendJSONString(b, u.String())
+	b = append(b, `,"valid":true,"scheme":`...)
+	b = appendComponent(b, u, uriscan.Scheme)
+	b = append(b, `,"userinfo":`...)
+	b = appendComponent(b, u, uriscan.Userinfo)
+	b = append(b, `,"host":`...)
+	b = appendComponent(b, u, uriscan.Host)
+	b = append(b, `,"host_type":`...)
+	if u.HasAuthority() {
+		b = append(b, '"')
+		b = append(b, u.HostType().String()...)
+		b = append(b, '"')
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"port":`...)
+	b = appendComponent(b, u, uriscan.Port)
+	b = append(b, `,"path":`...)
+	b = appendJSONString(b, u.Path())
+	b = append(b, `,"query":`...)
+	b = appendComponent(b, u, uriscan.Query)
+	b = append(b, `,"fragment":`...)
+	b = appendComponent(b, u, uriscan.Fragment)
+	return append(b, '}')
+}
+
+// appendSplitInvalid appends the JSON object "uriscan split" writes for an
+// invalid line: its bytes as "input" if they are UTF-8, else as
+// "input_base64", and the error's offset and reason.
+func appendSplitInvalid(b []byte, line int, text []byte, perr *uriscan.Error) []byte {
+	b = append(b, `{"line":`...)
+	b = strconv.AppendInt(b, int64(line), 10)
+	if utf8.Valid(text) {
+		b = append(b, `,"input":`...)
+		b = appendJSONString(b, string(text))
+	} else {
+		b = append(b, `,"input_base64":"`...)
+		b = base64.StdEncoding.AppendEncode(b, text)
+		b = append(b, '"')
+	}
+	b = append(b, `,"valid":false,"error":{"offset":`...)
+	b = strconv.AppendInt(b, int64(perr.Offset), 10)
+	b = append(b, `,"reason":`...)
+	b = appendJSONString(b, perr.Reason())
+	return append(b, "}}"...)
+}
+
+// appendComponent appends component c as a JSON string, or null if it is
+// undefined.
+func appendComponent(b []byte, u *uriscan.URI, c uriscan.Component) []byte {
+	if !u.Has(c) {
+		return append(b, "null"...)
+	}
+	return appendJSONString(b, u.Get(c))
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string (RFC 8259 §7): '"' and '\'
+// are escaped with a backslash, control characters as \u00XX, and any
+// invalid UTF-8 becomes U+FFFD so the output is always valid JSON.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0 // s[start:i] is pending, needing no escape
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			if c == '"' || c == '\\' {
+				b = append(b, '\\', c)
+			} else {
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,228 @@
+// Command uriscan checks, splits and resolves URI references (RFC 3986),
+// one per input line.
+//
+// Usage:
+//
+//	uriscan COMMAND [FLAGS] [FILE...]
+//
+// FILEs are read in order; "-" (or no FILE at all) is standard input, and a
+// FILE whose name ends in ".gz" is decompressed. Run "uriscan help" for the
+// commands.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit codes.
+const (
+	exitOK      = 0 // every input line was valid
+	exitInvalid = 1 // some input line was invalid
+	exitUsage   = 2 // usage or I/O error
+)
+
+// A command is one subcommand. Adding a subcommand is one setup function
+// and one entry in commands.
+type command struct {
+	name     string
+	synopsis string // arguments after the command name, for the usage line
+	summary  string // one line, for "uriscan help"
+	doc      string // a paragraph, for "uriscan help NAME"
+	example  string // one shell command line
+	// setup defines the command's flags on fs and returns the function that
+	// runs it on the positional arguments (the input files) once fs is parsed.
+	setup func(fs *flag.FlagSet) func(e *env, files []string) int
+}
+
+var commands = []*command{
+	{
+		name:     "split",
+		synopsis: "[FILE...]",
+		summary:  "write each line's components as one JSON object per line",
+		doc: `Writes one JSON object per input line, in input order. A valid line gives
+"valid":true and its components: null for an undefined component, "" for a
+defined empty one, each exactly as written (nothing is decoded). An invalid
+line gives "valid":false and "error":{"offset":N,"reason":"..."}, and its
+position and reason also go to standard error. A line that is not valid
+UTF-8 is written as "input_base64" instead of "input".`,
+		example: `printf 'http://h?\nhttp://a b\n' | uriscan split`,
+		setup:   setupSplit,
+	},
+	{
+		name:     "validate",
+		synopsis: "[FILE...]",
+		summary:  "print the invalid lines with line number, offset and reason",
+		doc: `Prints nothing for a valid line; for an invalid one prints
+FILE:LINE: offset N: REASON: "INPUT" on standard output.`,
+		example: `uriscan validate urls.txt.gz`,
+		setup:   setupValidate,
+	},
+	{
+		name:     "resolve",
+		synopsis: "--base URI [--non-strict] [FILE...]",
+		summary:  "resolve each reference against a base URI (RFC 3986 §5.2)",
+		doc: `Writes each reference resolved against the base URI (strict RFC 3986
+§5.2), one output line per input line. An invalid line gives an empty output
+line, and its position and reason go to standard error.`,
+		example: `printf '../g\n?y\n#s\n' | uriscan resolve --base 'http://a/b/c/d;p?q'`,
+		setup:   setupResolve,
+	},
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run is the whole program; main only binds it to the process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := newEnv(stdin, stdout, stderr)
+	code := e.dispatch(args)
+	if err := e.out.Flush(); err != nil && code != exitUsage {
+		e.errw.WriteString("uriscan: writing output: " + err.Error() + "\n")
+		code = exitUsage
+	}
+	e.errw.Flush()
+	return code
+}
+
+func (e *env) dispatch(args []string) int {
+	if len(args) == 0 {
+		mainUsage(e.errw)
+		return exitUsage
+	}
+	switch name := args[0]; name {
+	case "-h", "-help", "--help":
+		mainUsage(e.out)
+		return exitOK
+	case "help":
+		return e.help(args[1:])
+	default:
+		c := lookup(name)
+		if c == nil {
+			if strings.HasPrefix(name, "-") {
+				return e.usageError(fmt.Sprintf("unknown flag %s (flags go after the command)", name), nil)
+			}
+			return e.usageError(fmt.Sprintf("unknown command %q", name), nil)
+		}
+		e.cmd = c
+		fs, runCmd := newFlagSet(c)
+		files, err := parseInterspersed(fs, args[1:])
+		if errors.Is(err, flag.ErrHelp) {
+			commandUsage(e.out, c)
+			return exitOK
+		}
+		if err != nil {
+			return e.usageError(c.name+": "+err.Error(), c)
+		}
+		return runCmd(e, files)
+	}
+}
+
+func (e *env) help(args []string) int {
+	switch {
+	case len(args) == 0:
+		mainUsage(e.out)
+		return exitOK
+	case len(args) > 1:
+		return e.usageError("help takes at most one command name", nil)
+	case args[0] == "help":
+		mainUsage(e.out)
+		return exitOK
+	}
+	c := lookup(args[0])
+	if c == nil {
+		return e.usageError(fmt.Sprintf("help: unknown command %q", args[0]), nil)
+	}
+	commandUsage(e.out, c)
+	return exitOK
+}
+
+// usageError reports a usage error and returns exitUsage; c is the command
+// it concerns, or nil.
+func (e *env) usageError(msg string, c *command) int {
+	e.errw.WriteString("uriscan: " + msg + "\n")
+	if c != nil {
+		fmt.Fprintf(e.errw, "usage: uriscan %s %s\nRun 'uriscan help %s' for details.\n", c.name, c.synopsis, c.name)
+	} else {
+		e.errw.WriteString("Run 'uriscan help' for usage.\n")
+	}
+	return exitUsage
+}
+
+func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
+	fs := flag.NewFlagSet("uriscan "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors and help are printed by dispatch
+	fs.Usage = func() {}
+	return fs, c.setup(fs)
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// the file names ("resolve urls.txt --base X"). A "--" ends the flags:
+// everything after it is a file name.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(files, rest...), nil
+		}
+		if len(rest) == 0 {
+			return files, nil
+		}
+		files = append(files, rest[0])
+		args = rest[1:]
+	}
+}
+
+func mainUsage(w *bufio.Writer) {
+	w.WriteString(`Usage: uriscan COMMAND [FLAGS] [FILE...]
+
+uriscan reads URI references (RFC 3986), one per line, from each FILE in
+turn: "-" or no FILE at all is standard input, a FILE ending in ".gz" is
+decompressed. Lines end in "\n" or "\r\n".
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	w.WriteString("  help       show help for a command (uriscan help COMMAND)\n\nExamples:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %s\n", c.example)
+	}
+	w.WriteString(`
+Exit status: 0 if every line is valid, 1 if some line is invalid, 2 on a
+usage or I/O error.
+`)
+}
+
+func commandUsage(w *bufio.Writer, c *command) {
+	fmt.Fprintf(w, "Usage: uriscan %s %s\n\n%s\n\nFILEs: \"-\" or none is standard input; \".gz\" files are decompressed.\n\nFlags:\n", c.name, c.synopsis, c.doc)
+	fs, _ := newFlagSet(c)
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		if arg != "" {
+			arg = " " + arg
+		}
+		fmt.Fprintf(w, "  --%s%s\n    \t%s\n", f.Name, arg, usage)
+	})
+	fmt.Fprintf(w, "  -h, --help\n    \tshow this help\n\nExample:\n  %s\n\nExit status: 0 if every line is valid, 1 if some line is invalid, 2 on a\nusage or I/O error.\n", c.example)
+}

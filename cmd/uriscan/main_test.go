@@ -1,0 +1,557 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// cli runs the command in-process.
+func cli(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return cliReader(t, strings.NewReader(stdin), args...)
+}
+
+func cliReader(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, stdin, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func lines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+var validKeys = []string{"line", "input", "valid", "scheme", "userinfo", "host", "host_type", "port", "path", "query", "fragment"}
+
+// jsonKeys returns the top-level keys of a JSON object, in order, and
+// checks that it is exactly one object.
+func jsonKeys(t *testing.T, obj string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("%s: not an object: %v %v", obj, tok, err)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatalf("%s: %v", obj, err)
+		}
+		keys = append(keys, tok.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%s: %v", obj, err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		t.Fatalf("%s: %v", obj, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		t.Fatalf("%s: trailing data", obj)
+	}
+	return keys
+}
+
+func decode(t *testing.T, obj string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(obj), &m); err != nil {
+		t.Fatalf("%s: %v", obj, err)
+	}
+	return m
+}
+
+func TestSplitDesignExamples(t *testing.T) {
+	// The two objects DESIGN.md shows, byte for byte.
+	code, out, errs := cli(t, "http://h?\nhttp://a b\n", "split")
+	want := `{"line":1,"input":"http://h?","valid":true,"scheme":"http","userinfo":null,"host":"h","host_type":"reg-name","port":null,"path":"","query":"","fragment":null}
+{"line":2,"input":"http://a b","valid":false,"error":{"offset":8,"reason":"invalid character ' ' in host"}}
+`
+	if out != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out, want)
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if want := "<stdin>:2: offset 8: invalid character ' ' in host\n"; errs != want {
+		t.Errorf("stderr %q, want %q", errs, want)
+	}
+}
+
+func TestSplitLines(t *testing.T) {
+	// Empty lines, "\r\n", a final line without "\n", and invalid lines in
+	// between all give one object each, in order.
+	in := "http://h?\r\n\nhttp://a b\r\n\r\nhttp://u@[::1]:8080/p?q#f\nmailto:x@y.z"
+	code, out, _ := cli(t, in, "split")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	got := lines(out)
+	wantInputs := []string{"http://h?", "", "http://a b", "", "http://u@[::1]:8080/p?q#f", "mailto:x@y.z"}
+	if len(got) != len(wantInputs) {
+		t.Fatalf("%d output lines, want %d:\n%s", len(got), len(wantInputs), out)
+	}
+	for i, obj := range got {
+		m := decode(t, obj)
+		if m["line"] != float64(i+1) || m["input"] != wantInputs[i] {
+			t.Errorf("line %d: %s", i+1, obj)
+		}
+		keys := jsonKeys(t, obj)
+		if m["valid"] == true {
+			if !reflect.DeepEqual(keys, validKeys) {
+				t.Errorf("line %d keys %v, want %v", i+1, keys, validKeys)
+			}
+		} else if want := []string{"line", "input", "valid", "error"}; !reflect.DeepEqual(keys, want) {
+			t.Errorf("line %d keys %v, want %v", i+1, keys, want)
+		}
+	}
+	m := decode(t, got[4])
+	want := map[string]any{
+		"line": 5.0, "input": "http://u@[::1]:8080/p?q#f", "valid": true, "scheme": "http",
+		"userinfo": "u", "host": "[::1]", "host_type": "ipv6", "port": "8080",
+		"path": "/p", "query": "q", "fragment": "f",
+	}
+	if !reflect.DeepEqual(m, want) {
+		t.Errorf("got %v\nwant %v", m, want)
+	}
+	if m := decode(t, got[2]); !reflect.DeepEqual(m["error"], map[string]any{"offset": 8.0, "reason": "invalid character ' ' in host"}) {
+		t.Errorf("error object: %v", m["error"])
+	}
+}
+
+func TestSplitNullVersusEmpty(t *testing.T) {
+	tests := []struct {
+		in   string
+		want map[string]any // the fields to check
+	}{
+		{"http://h?", map[string]any{"query": "", "fragment": nil, "port": nil, "userinfo": nil}},
+		{"http://h", map[string]any{"query": nil, "fragment": nil, "path": ""}},
+		{"http://h:", map[string]any{"port": "", "host": "h"}},
+		{"http://h#", map[string]any{"query": nil, "fragment": ""}},
+		{"http://@h", map[string]any{"userinfo": "", "host": "h"}},
+		{"file:///etc", map[string]any{"host": "", "host_type": "reg-name", "path": "/etc"}},
+		{"a/b", map[string]any{"scheme": nil, "host": nil, "host_type": nil, "path": "a/b"}},
+		{"", map[string]any{"scheme": nil, "host": nil, "host_type": nil, "path": "", "query": nil}},
+		{"//1.2.3.4", map[string]any{"scheme": nil, "host": "1.2.3.4", "host_type": "ipv4"}},
+		{"x://[v7.a:b]", map[string]any{"host": "[v7.a:b]", "host_type": "ipvfuture"}},
+	}
+	for _, tt := range tests {
+		_, out, _ := cli(t, tt.in+"\n", "split")
+		m := decode(t, strings.TrimSuffix(out, "\n"))
+		if m["valid"] != true {
+			t.Errorf("%q: not valid: %s", tt.in, out)
+			continue
+		}
+		for k, v := range tt.want {
+			got, ok := m[k]
+			if !ok || got != v {
+				t.Errorf("%q: %s = %#v (present %v), want %#v", tt.in, k, got, ok, v)
+			}
+		}
+	}
+}
+
+func TestSplitNotUTF8(t *testing.T) {
+	bad := "http://h/\xff\xfe\x00"
+	code, out, errs := cli(t, "ok\n"+bad+"\n", "split")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	got := lines(out)
+	if len(got) != 2 {
+		t.Fatalf("want 2 lines:\n%s", out)
+	}
+	if keys := jsonKeys(t, got[1]); !reflect.DeepEqual(keys, []string{"line", "input_base64", "valid", "error"}) {
+		t.Errorf("keys %v", keys)
+	}
+	m := decode(t, got[1])
+	raw, err := base64.StdEncoding.DecodeString(m["input_base64"].(string))
+	if err != nil || string(raw) != bad {
+		t.Errorf("input_base64 decodes to %q, %v; want %q", raw, err, bad)
+	}
+	if m["line"] != 2.0 || !strings.Contains(errs, "<stdin>:2: offset 9: ") {
+		t.Errorf("got %s, stderr %q", got[1], errs)
+	}
+}
+
+func TestSplitEscaping(t *testing.T) {
+	// Invalid lines may hold anything; their input must round-trip.
+	for _, in := range []string{"a\"b", `a\b`, "a\tb\x01\x1f\x7f", "héllo wörld", "\u2028 <x>", "a\rb"} {
+		_, out, _ := cli(t, in+"\n", "split")
+		m := decode(t, strings.TrimSuffix(out, "\n"))
+		if m["input"] != in || m["valid"] != false {
+			t.Errorf("%q: got %s", in, out)
+		}
+		if strings.ContainsAny(strings.TrimSuffix(out, "\n"), "\x00\x01\x1f\t\r\n") {
+			t.Errorf("%q: raw control character in %q", in, out)
+		}
+	}
+	// appendJSONString never writes invalid UTF-8 or an unparsable string.
+	for _, s := range []string{"\xff", "a\xc3", "\xed\xa0\x80", "ok"} {
+		b := appendJSONString(nil, s)
+		var got string
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Errorf("%q -> %s: %v", s, b, err)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	code, out, errs := cli(t, "http://ok/\n\nhttp://a b\nhttp://x/%zz\r\n//[::1\n", "validate")
+	want := `<stdin>:3: offset 8: invalid character ' ' in host: "http://a b"
+<stdin>:4: offset 9: percent-encoding "%zz" is not '%' followed by two hex digits: "http://x/%zz"
+<stdin>:5: offset 6: IP-literal has no closing ']': "//[::1"
+`
+	if code != 1 || out != want || errs != "" {
+		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr: %q", code, out, want, errs)
+	}
+	code, out, errs = cli(t, "http://ok/\nmailto:a@b\n\n", "validate")
+	if code != 0 || out != "" || errs != "" {
+		t.Errorf("all valid: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, _ = cli(t, "a\x00\xff", "validate")
+	if code != 1 || out != "<stdin>:1: offset 1: invalid character byte 0x00 in path: \"a\\x00\\xff\"\n" {
+		t.Errorf("exit %d, stdout %q", code, out)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	const base = "http://a/b/c/d;p?q"
+	// RFC 3986 §5.4.1 and §5.4.2 examples.
+	examples := [][2]string{
+		{"g:h", "g:h"}, {"g", "http://a/b/c/g"}, {"./g", "http://a/b/c/g"}, {"g/", "http://a/b/c/g/"},
+		{"/g", "http://a/g"}, {"//g", "http://g"}, {"?y", "http://a/b/c/d;p?y"}, {"g?y", "http://a/b/c/g?y"},
+		{"#s", "http://a/b/c/d;p?q#s"}, {"g;x?y#s", "http://a/b/c/g;x?y#s"}, {"", "http://a/b/c/d;p?q"},
+		{".", "http://a/b/c/"}, {"..", "http://a/b/"}, {"../..", "http://a/"}, {"../../g", "http://a/g"},
+		{"../../../g", "http://a/g"}, {"/./g", "http://a/g"}, {"g/../h", "http://a/b/c/h"},
+		{"g;x=1/../y", "http://a/b/c/y"}, {"http:g", "http:g"},
+	}
+	var in, want strings.Builder
+	for _, ex := range examples {
+		in.WriteString(ex[0] + "\n")
+		want.WriteString(ex[1] + "\n")
+	}
+	code, out, errs := cli(t, in.String(), "resolve", "--base", base)
+	if code != 0 || out != want.String() || errs != "" {
+		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr: %q", code, out, want.String(), errs)
+	}
+
+	// --non-strict: "http:g" is relative to an http base; the flag may
+	// follow the file name.
+	code, out, _ = cli(t, "http:g\nHTTP:g\nftp:g\n", "resolve", "-", "--non-strict", "--base="+base)
+	if want := "http://a/b/c/g\nhttp://a/b/c/g\nftp:g\n"; code != 0 || out != want {
+		t.Errorf("non-strict: exit %d, stdout %q, want %q", code, out, want)
+	}
+
+	// An invalid line gives an empty line, and a message on stderr.
+	code, out, errs = cli(t, "g\na b\r\n#s", "resolve", "--base", base)
+	if want := "http://a/b/c/g\n\nhttp://a/b/c/d;p?q#s\n"; code != 1 || out != want {
+		t.Errorf("invalid line: exit %d, stdout %q, want %q", code, out, want)
+	}
+	if want := "<stdin>:2: offset 1: invalid character ' ' in path\n"; errs != want {
+		t.Errorf("stderr %q, want %q", errs, want)
+	}
+}
+
+func TestResolveBadBase(t *testing.T) {
+	for _, args := range [][]string{
+		{"resolve"},
+		{"resolve", "--base"},
+		{"resolve", "--base", "/relative/path"},
+		{"resolve", "--base", ""},
+		{"resolve", "--base", "http://a b/"},
+		{"resolve", "--base", "http://a/", "--bogus"},
+	} {
+		code, out, errs := cli(t, "g\n", args...)
+		if code != 2 || out != "" || !strings.HasPrefix(errs, "uriscan: ") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	_, _, errs := cli(t, "", "resolve", "--base", "/x")
+	if !strings.Contains(errs, "not absolute") {
+		t.Errorf("stderr %q does not say the base is not absolute", errs)
+	}
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func writeGzip(t *testing.T, name, content string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(content))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, name, buf.String())
+}
+
+func TestFilesAndStdin(t *testing.T) {
+	a := writeFile(t, "a.txt", "http://a/\na b\n")
+	gz := writeGzip(t, "b.txt.gz", "http://gz/\r\nc d\r\n")
+	code, out, _ := cli(t, "x y\n", "validate", a, "-", gz)
+	// Line numbers restart at 1 in each file.
+	want := a + `:2: offset 1: invalid character ' ' in path: "a b"` + "\n" +
+		`<stdin>:1: offset 1: invalid character ' ' in path: "x y"` + "\n" +
+		gz + `:2: offset 1: invalid character ' ' in path: "c d"` + "\n"
+	if code != 1 || out != want {
+		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s", code, out, want)
+	}
+
+	code, out, _ = cli(t, "", "split", gz)
+	got := lines(out)
+	if code != 1 || len(got) != 2 || decode(t, got[0])["host"] != "gz" {
+		t.Errorf("gzip split: exit %d\n%s", code, out)
+	}
+
+	// "-" reads stdin, as does no file at all.
+	for _, args := range [][]string{{"split", "-"}, {"split"}} {
+		code, out, _ = cli(t, "http://s/", args...)
+		if code != 0 || decode(t, strings.TrimSuffix(out, "\n"))["host"] != "s" {
+			t.Errorf("%q: exit %d, stdout %q", args, code, out)
+		}
+	}
+}
+
+func TestIOErrors(t *testing.T) {
+	a := writeFile(t, "a.txt", "http://a/\n")
+	code, out, errs := cli(t, "", "split", filepath.Join(t.TempDir(), "missing"), a)
+	if code != 2 || len(lines(out)) != 1 || !strings.Contains(errs, "uriscan: open ") {
+		t.Errorf("missing file: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	notGzip := writeFile(t, "x.gz", "plain text\n")
+	code, _, errs = cli(t, "", "validate", notGzip)
+	if code != 2 || !strings.HasPrefix(errs, "uriscan: ") {
+		t.Errorf("not gzip: exit %d, stderr %q", code, errs)
+	}
+	// A truncated gzip stream is an error, not a silent end of input.
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(bytes.Repeat([]byte("http://a/\n"), 1000))
+	zw.Close()
+	trunc := writeFile(t, "t.gz", buf.String()[:buf.Len()-10])
+	code, _, errs = cli(t, "", "validate", trunc)
+	if code != 2 || !strings.Contains(errs, trunc) {
+		t.Errorf("truncated gzip: exit %d, stderr %q", code, errs)
+	}
+	// A read error on stdin.
+	r := io.MultiReader(strings.NewReader("http://a/\n"), iotest.ErrReader(errors.New("disk on fire")))
+	code, out, errs = cliReader(t, r, "split")
+	if code != 2 || len(lines(out)) != 1 || errs != "uriscan: <stdin>: disk on fire\n" {
+		t.Errorf("read error: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+func TestWriteError(t *testing.T) {
+	var errb bytes.Buffer
+	in := strings.Repeat("http://a/\n", 100000)
+	code := run([]string{"split"}, strings.NewReader(in), failWriter{}, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "writing output") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left") }
+
+func TestLongLines(t *testing.T) {
+	long := "http://h/" + strings.Repeat("a", 3<<20)
+	longBad := strings.Repeat("b", 1<<20+5) + " x"
+	in := "http://first/\n" + long + "\r\n" + longBad + "\nhttp://last/"
+	code, out, errs := cli(t, in, "split")
+	got := lines(out)
+	if code != 1 || len(got) != 4 {
+		t.Fatalf("exit %d, %d lines", code, len(got))
+	}
+	if m := decode(t, got[1]); m["input"] != long || m["path"] != long[len("http://h"):] || m["line"] != 2.0 {
+		t.Errorf("long valid line not kept intact")
+	}
+	m := decode(t, got[2])
+	if m["input"] != longBad || m["valid"] != false || m["line"] != 3.0 {
+		t.Errorf("long invalid line not kept intact")
+	}
+	if want := "<stdin>:3: offset " + strconv.Itoa(1<<20+5) + ": invalid character ' ' in path\n"; errs != want {
+		t.Errorf("stderr %q, want %q", errs, want)
+	}
+	if decode(t, got[3])["input"] != "http://last/" {
+		t.Errorf("last line: %s", got[3])
+	}
+}
+
+func TestManyLinesInOrder(t *testing.T) {
+	const n = 100000
+	var in strings.Builder
+	for i := range n {
+		switch i % 7 {
+		case 3:
+			fmt.Fprintf(&in, "http://bad host/%d\n", i)
+		case 5:
+			in.WriteString("\n")
+		default:
+			fmt.Fprintf(&in, "http://h%d/p?%d\r\n", i, i)
+		}
+	}
+	path := writeGzip(t, "many.gz", in.String())
+	for _, args := range [][]string{{"split"}, {"split", path}} {
+		stdin := in.String()
+		if len(args) > 1 {
+			stdin = ""
+		}
+		var out, errb bytes.Buffer
+		// Feed stdin in small irregular reads, as a pipe would.
+		code := run(args, iotest.HalfReader(strings.NewReader(stdin)), &out, &errb)
+		if code != 1 {
+			t.Errorf("%q: exit %d", args, code)
+		}
+		sc := bufio.NewScanner(&out)
+		sc.Buffer(nil, 1<<20)
+		i := 0
+		for ; sc.Scan(); i++ {
+			var obj struct {
+				Line  int     `json:"line"`
+				Input string  `json:"input"`
+				Query *string `json:"query"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &obj); err != nil {
+				t.Fatalf("%q: line %d: %v", args, i+1, err)
+			}
+			if obj.Line != i+1 {
+				t.Fatalf("%q: output %d has line %d", args, i+1, obj.Line)
+			}
+			var want string
+			switch i % 7 {
+			case 3:
+				want = fmt.Sprintf("http://bad host/%d", i)
+			case 5:
+			default:
+				want = fmt.Sprintf("http://h%d/p?%d", i, i)
+				if obj.Query == nil || *obj.Query != strconv.Itoa(i) {
+					t.Fatalf("%q: line %d query %v", args, i+1, obj.Query)
+				}
+			}
+			if obj.Input != want {
+				t.Fatalf("%q: line %d input %q, want %q", args, i+1, obj.Input, want)
+			}
+		}
+		if i != n {
+			t.Errorf("%q: %d output lines, want %d", args, i, n)
+		}
+		if got := strings.Count(errb.String(), "\n"); got != (n+3)/7 {
+			t.Errorf("%q: %d stderr lines, want %d", args, got, (n+3)/7)
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"help", "help"}} {
+		code, out, errs := cli(t, "", args...)
+		if code != 0 || errs != "" || !strings.HasPrefix(out, "Usage: uriscan COMMAND") {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q", args, code, errs, out)
+		}
+		for _, c := range commands {
+			if !strings.Contains(out, c.example) || !strings.Contains(out, "  "+c.name+" ") {
+				t.Errorf("%q: no %s example", args, c.name)
+			}
+		}
+	}
+	for _, c := range commands {
+		for _, args := range [][]string{{"help", c.name}, {c.name, "--help"}, {c.name, "-h"}, {c.name, "x.txt", "-help"}} {
+			code, out, errs := cli(t, "", args...)
+			if code != 0 || errs != "" || !strings.HasPrefix(out, "Usage: uriscan "+c.name) || !strings.Contains(out, c.example) {
+				t.Errorf("%q: exit %d, stderr %q, stdout %q", args, code, errs, out)
+			}
+		}
+	}
+	for _, args := range [][]string{{}, {"bogus"}, {"--bogus"}, {"split", "--bogus"}, {"help", "bogus"}, {"help", "a", "b"}} {
+		code, out, errs := cli(t, "", args...)
+		if code != 2 || out != "" || !strings.HasPrefix(errs, "uriscan: ") && len(args) > 0 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	// "--" ends the flags: what follows is a file name.
+	code, _, errs := cli(t, "", "validate", "--", "--help")
+	if code != 2 || !strings.Contains(errs, "--help") {
+		t.Errorf("-- --help: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestLineReader(t *testing.T) {
+	in := "a\r\n\nb\r\r\n" + strings.Repeat("x", 200000) + "\nlast\r"
+	want := []string{"a", "", "b\r", strings.Repeat("x", 200000), "last"}
+	for _, r := range []io.Reader{strings.NewReader(in), iotest.OneByteReader(strings.NewReader(in)), iotest.DataErrReader(strings.NewReader(in))} {
+		var l lineReader
+		l.Reset(r)
+		var got []string
+		for {
+			line, ok := l.Next()
+			if !ok {
+				break
+			}
+			got = append(got, string(line))
+		}
+		if l.Err() != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%T: got %d lines, err %v", r, len(got), l.Err())
+		}
+	}
+	var l lineReader
+	l.Reset(strings.NewReader(""))
+	if _, ok := l.Next(); ok {
+		t.Error("empty input gave a line")
+	}
+}
+
+// TestSplitNoAllocs checks that the per-line work for valid lines (read,
+// parse, write JSON) does not allocate.
+func TestSplitNoAllocs(t *testing.T) {
+	in := []byte(strings.Repeat("http://user@example.com:8080/a/b?q=1#f\r\nmailto:a@b\n//[::1]/x\n", 300))
+	src := bytes.NewReader(in)
+	var s recordScanner
+	w := bufio.NewWriter(io.Discard)
+	var buf []byte
+	n := 0
+	allocs := testing.AllocsPerRun(20, func() {
+		src.Reset(in)
+		s.Reset(src)
+		for s.Scan() {
+			if s.ParseError() != nil {
+				t.Fatal(s.ParseError())
+			}
+			buf = appendSplitValid(buf[:0], s.Line(), s.URI())
+			buf = append(buf, '\n')
+			w.Write(buf)
+			n++
+		}
+	})
+	if n == 0 {
+		t.Fatal("no lines scanned")
+	}
+	if allocs != 0 {
+		t.Errorf("%v allocations per run of %d lines", allocs, n/21)
+	}
+}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"flag"
+	"strconv"
+)
+
+// setupValidate: "uriscan validate" prints the invalid lines.
+func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
+	return func(e *env, files []string) int {
+		return e.eachRecord(files, func(name string, s *recordScanner) {
+			perr := s.ParseError()
+			if perr == nil {
+				return
+			}
+			w := e.out
+			w.WriteString(name)
+			w.WriteByte(':')
+			w.WriteString(strconv.Itoa(s.Line()))
+			w.WriteString(": offset ")
+			w.WriteString(strconv.Itoa(perr.Offset))
+			w.WriteString(": ")
+			w.WriteString(perr.Reason())
+			w.WriteString(": ")
+			w.WriteString(strconv.Quote(string(s.Bytes())))
+			w.WriteByte('\n')
+		})
+	}
+}
