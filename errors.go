@@ -101,7 +101,11 @@ func reason(in string, off int, c Component, code errCode, arg int) string {
 	case errSchemeEmpty:
 		return "missing scheme before ':'"
 	case errSchemeStart:
-		return "scheme must begin with a letter, not " + quoteByte(in[off]) + " (use \"./\" before a relative path containing ':')"
+		r := "scheme must begin with a letter, not " + quoteByte(in[off])
+		if in[off] == '[' {
+			return r + " (an IP-literal host needs \"//\" before it)"
+		}
+		return r + " (use \"./\" before a relative path containing ':')"
 	case errIPLiteralOpen:
 		return "IP-literal has no closing ']'"
 	case errIPLiteralAfter:
