@@ -25,14 +25,20 @@ import (
 //
 // The oracle binary comes from $URIPARSER_ORACLE, or is built into a
 // temporary directory with ../../shared/tools/uriparser-oracle/build.sh; the
-// test is skipped when neither works. CI installs and builds it with
+// test is skipped when neither works. CI only needs the packages
+// (.ci/run installs them; the test then builds the oracle itself):
 //
-//	apt-get update && apt-get install -y liburiparser-dev g++ &&
-//	  sh shared/tools/uriparser-oracle/build.sh /tmp/uriparser-oracle
-//	URIPARSER_ORACLE=/tmp/uriparser-oracle go test ./fuzz -run TestAgainstUriparser
+//	apt-get update && apt-get install -y liburiparser-dev g++
 //
-// Inputs: the shared URL lists, the package's seeds,
-// testdata/uriparser_inputs.txt and a few thousand generated references.
+// or, to build the oracle once, from the directory holding main and shared:
+//
+//	sh shared/tools/uriparser-oracle/build.sh /tmp/uriparser-oracle
+//	cd main && URIPARSER_ORACLE=/tmp/uriparser-oracle go test ./fuzz -run Uriparser
+//
+// Inputs: the shared URL lists, the package's seeds, hand-picked edge cases
+// in testdata/uriparser_inputs.txt and 20,000 generated references (about
+// 120,000 inputs in all, under 2 s). Inputs holding "\n" or ending in "\r"
+// are left out, since they cannot reach the oracle unchanged.
 // Both tools see exactly the same bytes: a line is what lies between two
 // "\n", minus one trailing "\r" (the oracle and "uriscan split" both strip
 // it), and a UTF-8 byte order mark at the start of a file is part of the
@@ -63,7 +69,7 @@ func TestAgainstUriparser(t *testing.T) {
 	for i, s := range seeds {
 		inputs = append(inputs, labelled{fmt.Sprintf("seeds[%d]", i), s})
 	}
-	for i, s := range generateReferences(500000) {
+	for i, s := range generateReferences(20000) {
 		inputs = append(inputs, labelled{fmt.Sprintf("generated[%d]", i), s})
 	}
 	// A line cannot hold "\n", and the oracle strips one trailing "\r": keep
@@ -128,17 +134,82 @@ func TestAgainstUriparser(t *testing.T) {
 	}
 }
 
-// uriparserDeviations are the classes of inputs on which uriparser 0.9.7
-// is known to differ from RFC 3986 (Appendix A is normative). Each matches
-// on the input, so a disagreement of another kind on a similar input
-// still fails; and each requires that uriscan gives the RFC's answer.
+// uriparserDeviations are the classes of inputs on which uriparser is
+// known to differ from RFC 3986 (Appendix A is normative). A class matches
+// on the input and on the kind of disagreement, so any other disagreement
+// on a similar input still fails; and it applies only when uriscan's answer
+// is the RFC's, which the independent Appendix A transcription
+// (internal/abnf) must confirm.
+//
+// uriparser 0.9.7 (Debian 12's liburiparser-dev, Ubuntu 24.04's) agrees with
+// the RFC on every input this test has tried (the shared lists and millions
+// of generated references), so none of these classes matches with it. They
+// cover the IP-literal bugs of uriparser <= 0.9.6 (uriparser issue #146,
+// fixed by pull request #150 in 0.9.7), so that the test still passes on a
+// distribution that ships the older library (Ubuntu 22.04 has 0.9.6).
+// The test logs how many inputs each class matched.
 var uriparserDeviations = []struct {
 	name string
 	// match reports whether s belongs to the class, given uriscan's result
 	// (which the class says is the RFC's) and the oracle's.
 	match func(s string, ours, theirs splitResult) bool
 }{
-	// Filled in from the disagreements found; see below.
+	{
+		// uriparser <= 0.9.6 accepts IPv6 literals that no alternative of
+		// IPv6address matches: "::" standing for zero groups
+		// ("[0:0:0:0:0:0:0::1]", "[1:1:1:1:1:1::1.1.1.1]": RFC 3986 §3.2.2,
+		// "::" represents one or more groups, and the ABNF allows at most 7
+		// h16/ls32 pieces around it) and a single leading or trailing ":"
+		// ("[:1::1:]": every alternative begins with h16 or "::" and ends
+		// with ls32, h16 or "::"). Matched when uriparser accepts, the RFC
+		// rejects, and the input becomes valid once the text inside its
+		// brackets is replaced by "::1", i.e. the IP literal is the only
+		// fault.
+		name: "uriparser<=0.9.6 accepts an invalid IP literal (#146)",
+		match: func(s string, ours, theirs splitResult) bool {
+			if ours.Valid || !theirs.Valid || abnf.Parse(s).Valid {
+				return false
+			}
+			fixed, ok := replaceIPLiteral(s, "::1")
+			return ok && uriscanSplit(fixed).Valid && abnf.Parse(fixed).Valid
+		},
+	},
+	{
+		// uriparser <= 0.9.6 rejects valid IP literals: an IPvFuture with an
+		// upper-case "V" ("[VF.addr]": ABNF quoted strings are
+		// case-insensitive, RFC 5234 §2.3, and §3.2.2 says so for the "v"),
+		// and an IPv6 address whose IPv4 tail has a three-digit dec-octet
+		// ("[::1.1.1.100]": dec-octet = "1" 2DIGIT is 100-199). Matched when
+		// uriparser rejects, the RFC accepts, and the host is such a literal.
+		name: "uriparser<=0.9.6 rejects a valid IP literal (#146)",
+		match: func(s string, ours, theirs splitResult) bool {
+			if !ours.Valid || theirs.Valid || ours.HostType == nil || !abnf.Parse(s).Valid {
+				return false
+			}
+			h := *ours.Host
+			switch *ours.HostType {
+			case "ipvfuture":
+				return strings.HasPrefix(h, "[V")
+			case "ipv6":
+				return strings.Contains(h, ".")
+			}
+			return false
+		},
+	},
+}
+
+// replaceIPLiteral replaces the text between the first "[" of s and the
+// next "]" by lit.
+func replaceIPLiteral(s, lit string) (string, bool) {
+	i := strings.IndexByte(s, '[')
+	if i < 0 {
+		return "", false
+	}
+	j := strings.IndexByte(s[i:], ']')
+	if j < 0 {
+		return "", false
+	}
+	return s[:i+1] + lit + s[i+j:], true
 }
 
 func deviation(s string, ours, theirs splitResult) string {
@@ -279,13 +350,10 @@ func uriparserOracle(t *testing.T) string {
 	if _, err := os.Stat(build); err != nil {
 		t.Skipf("uriparser oracle unavailable: URIPARSER_ORACLE unset and %s absent", build)
 	}
-	if _, err := os.Stat("/usr/include/uriparser/Uri.h"); err != nil {
-		t.Skip("uriparser oracle unavailable: URIPARSER_ORACLE unset and liburiparser-dev not installed " +
-			"(apt-get install -y liburiparser-dev g++)")
-	}
+	// A missing liburiparser-dev or g++ shows as a failed build.
 	out := filepath.Join(t.TempDir(), "uriparser-oracle")
 	if msg, err := exec.Command("sh", build, out).CombinedOutput(); err != nil {
-		t.Skipf("uriparser oracle unavailable: %s failed (%v):\n%s", build, err, msg)
+		t.Skipf("uriparser oracle unavailable: %s failed (%v; needs liburiparser-dev and g++):\n%s", build, err, msg)
 	}
 	return out
 }
@@ -498,4 +566,49 @@ func generateReferences(n int) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// TestUriparserHarness checks the pieces of TestAgainstUriparser that do
+// not need the oracle: line splitting, null versus "" in the comparison,
+// the oracle's byte escaping, and the deviation classes.
+func TestUriparserHarness(t *testing.T) {
+	lines := fileLines("f", []byte("\xef\xbb\xbfhttp://h/\r\na\rb\n\r\n\nlast"))
+	var got []string
+	for _, l := range lines {
+		got = append(got, l.s)
+	}
+	if want := []string{"\xef\xbb\xbfhttp://h/", "a\rb", "", "", "last"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("fileLines = %q, want %q", got, want)
+	}
+	if d := diffSplit(uriscanSplit("http://h?"), uriscanSplit("http://h")); !strings.HasPrefix(d, "query") {
+		t.Errorf(`"http://h?" against "http://h": %q, want a query difference`, d)
+	}
+	if d := diffSplit(uriscanSplit("//h"), uriscanSplit("//h")); d != "" {
+		t.Errorf("same results differ: %s", d)
+	}
+	var r struct{ S string }
+	if err := json.Unmarshal([]byte(`{"S":"a\u00ff\u0000\u00c3\u00a9"}`), &r); err != nil || latin1Bytes(r.S) != "a\xff\x00\xc3\xa9" {
+		t.Errorf("latin1Bytes(%q) = %q (%v)", r.S, latin1Bytes(r.S), err)
+	}
+	valid := splitResult{Valid: true}
+	for _, c := range []struct {
+		s      string
+		theirs splitResult
+		class  bool
+	}{
+		{"//[0:0:0:0:0:0:0::1]", valid, true},
+		{"http://[1:1:1:1:1:1::1.1.1.1]/p?q", valid, true},
+		{"//[:1::1:]", valid, true},
+		{"//[:1::1:]/%zz", valid, false}, // a second fault outside the literal
+		{"//[::1]/a b", valid, false},    // the literal is fine
+		{"//[VF.addr]", splitResult{}, true},
+		{"//[::1.1.1.100]", splitResult{}, true},
+		{"//[vF.addr]", splitResult{}, false}, // lower-case v: no known bug
+		{"//[::1]", splitResult{}, false},
+		{"//h", splitResult{}, false},
+	} {
+		if got := deviation(c.s, uriscanSplit(c.s), c.theirs) != ""; got != c.class {
+			t.Errorf("deviation(%q) matched = %v, want %v", c.s, got, c.class)
+		}
+	}
 }
