@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -66,4 +67,36 @@ func BenchmarkParse(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkClassify measures stage 1 alone, per kernel and input size, on
+// URL-like bytes. Compare kernels with: benchstat -col /impl.
+func BenchmarkClassify(b *testing.B) {
+	const url = "https://www.example.com/a/b/c.html?x=1&y=%20z#frag\n"
+	src := bytes.Repeat([]byte(url), (1<<20)/len(url)+1)
+	dst := make([]blockMasks, len(src)/blockSize+1)
+	for _, k := range availableKernels() {
+		for _, size := range []int{16, 32, 64, 128, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20} {
+			b.Run("impl="+k.String()+"/size="+sizeName(size), func(b *testing.B) {
+				defer useKernel(k)()
+				in := src[:size]
+				nb := (size + blockSize - 1) / blockSize
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					classifyBlocks(dst[:nb], in)
+				}
+			})
+		}
+	}
+}
+
+func sizeName(n int) string {
+	switch {
+	case n >= 1<<20:
+		return strconv.Itoa(n>>20) + "MiB"
+	case n >= 1<<10:
+		return strconv.Itoa(n>>10) + "KiB"
+	}
+	return strconv.Itoa(n) + "B"
 }

@@ -58,8 +58,3 @@ func (u *URI) componentAt(off int) Component {
 	}
 	return Scheme
 }
-
-// classifyBlocks runs the kernel chosen for this CPU.
-func classifyBlocks(dst []blockMasks, src []byte) {
-	classifyGeneric(dst, src)
-}

@@ -1,0 +1,60 @@
+package uriscan
+
+// kernelID names a stage-1 classification kernel.
+type kernelID uint8
+
+const (
+	kernelGeneric kernelID = iota // scan_generic.go: scalar reference, every platform
+	kernelAVX2                    // scan_amd64.s: AVX2, two 32-byte registers per block
+	kernelAVX512                  // scan_avx512_amd64.s: AVX-512 BW + VBMI, one register per block
+	kernelNEON                    // scan_arm64.s: NEON, four 16-byte registers per block
+)
+
+var kernelNames = [...]string{"generic", "avx2", "avx512", "neon"}
+
+func (k kernelID) String() string { return kernelNames[k] }
+
+// activeKernel is chosen once at start-up (bestKernel, per architecture)
+// and read by classifyBlocks. Tests switch it with useKernel.
+var activeKernel = bestKernel()
+
+// Kernel reports the classification kernel in use on this CPU: "avx512",
+// "avx2", "neon" or "generic". It is decided once at start-up from
+// golang.org/x/sys/cpu, which honours GODEBUG (cpu.avx2=off,
+// cpu.avx512f=off, cpu.all=off); the purego build tag compiles no
+// assembly at all and always reports "generic".
+func Kernel() string { return activeKernel.String() }
+
+// useKernel makes k the active kernel and returns a function that restores
+// the previous one. k must be one of availableKernels().
+func useKernel(k kernelID) (restore func()) {
+	old := activeKernel
+	activeKernel = k
+	return func() { activeKernel = old }
+}
+
+// kernelAgrees runs a SIMD kernel over a fixed set of inputs (every byte
+// value in every lane position of a block, and every length up to two
+// blocks and a bit) and reports whether it wrote exactly what
+// classifyGeneric writes. Dispatch uses it once at start-up so that a
+// kernel which is wrong on some CPU, or cannot be tested where it was
+// built, is never used: the scalar fallback is always correct.
+func kernelAgrees(classify func(dst []blockMasks, src []byte)) bool {
+	var src [256 + blockSize]byte
+	for i := range src {
+		src[i] = byte(i*67 + 13) // every byte value, at shifting positions
+	}
+	var got, want [(len(src) + blockSize - 1) / blockSize]blockMasks
+	for off := 0; off < blockSize; off += 7 {
+		for _, n := range []int{1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 256} {
+			s := src[off : off+n]
+			nb := (n + blockSize - 1) / blockSize
+			classify(got[:nb], s)
+			classifyGeneric(want[:nb], s)
+			if got != want {
+				return false
+			}
+		}
+	}
+	return true
+}

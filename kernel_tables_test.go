@@ -1,0 +1,28 @@
+package uriscan
+
+import "testing"
+
+func TestNibbleLUTRebuildsClasses(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		x := kernelNibbles.lo[c&15] & kernelNibbles.hi[c>>4]
+		want := kernelBits[c]
+		if got := x == 0; got != (want&1 != 0) {
+			t.Errorf("byte %#02x: nibble LUT invalid=%v, class table says %v", c, got, want&1 != 0)
+		}
+		if got := x&0xF0 != 0; got != (want&2 != 0) {
+			t.Errorf("byte %#02x: nibble LUT structural=%v, class table says %v", c, got, want&2 != 0)
+		}
+	}
+}
+
+func TestClass128RebuildsClasses(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		got := kernelClass128[c&127]
+		if c >= 128 {
+			got = 1 // the kernel's sign-bit rule
+		}
+		if got != kernelBits[c] {
+			t.Errorf("byte %#02x: VPERMI2B class %d, want %d", c, got, kernelBits[c])
+		}
+	}
+}

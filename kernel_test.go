@@ -1,0 +1,195 @@
+package uriscan
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// forEachKernel runs f once per kernel this CPU offers, with that kernel
+// active; the previous kernel is restored after each subtest.
+func forEachKernel(t *testing.T, f func(t *testing.T)) {
+	for _, k := range availableKernels() {
+		t.Run("impl="+k.String(), func(t *testing.T) {
+			t.Cleanup(useKernel(k))
+			f(t)
+		})
+	}
+}
+
+// checkMasks runs the active kernel over src and compares with the scalar
+// reference, printing the masks as bit strings under the input on failure.
+func checkMasks(t *testing.T, src []byte) {
+	t.Helper()
+	nb := (len(src) + blockSize - 1) / blockSize
+	got := make([]blockMasks, nb+1)
+	canary := blockMasks{0xdead, 0xbeef, 0xf00d}
+	got[nb] = canary
+	classifyBlocks(got[:nb], src)
+	want := make([]blockMasks, nb)
+	classifyGeneric(want, src)
+	for i := range want {
+		if got[i] != want[i] {
+			blk := src[i*blockSize : min(len(src), (i+1)*blockSize)]
+			t.Fatalf("%s: len %d block %d differs\ninput      %q\ninvalid    got %s\n           want %s\nstructural got %s\n           want %s\nnewline    got %s\n           want %s",
+				Kernel(), len(src), i, blk,
+				bitString(got[i].invalid), bitString(want[i].invalid),
+				bitString(got[i].structural), bitString(want[i].structural),
+				bitString(got[i].newline), bitString(want[i].newline))
+		}
+	}
+	if got[nb] != canary {
+		t.Fatalf("%s: len %d: kernel wrote past its %d blocks", Kernel(), len(src), nb)
+	}
+}
+
+// bitString prints a mask with bit 0 first, so it lines up with the input.
+func bitString(m uint64) string {
+	return fmt.Sprintf("%064b", bits.Reverse64(m))
+}
+
+func TestKernelEveryByteEveryLane(t *testing.T) {
+	forEachKernel(t, func(t *testing.T) {
+		for c := 0; c < 256; c++ {
+			for _, n := range []int{1, 63, 64, 65, 128} {
+				for pos := 0; pos < n; pos++ {
+					src := bytes.Repeat([]byte("a"), n)
+					src[pos] = byte(c)
+					checkMasks(t, src)
+				}
+			}
+		}
+	})
+}
+
+func TestKernelAllBytesEveryRotation(t *testing.T) {
+	forEachKernel(t, func(t *testing.T) {
+		all := make([]byte, 256)
+		for i := range all {
+			all[i] = byte(i)
+		}
+		for r := 0; r < 256; r++ {
+			checkMasks(t, append(all[r:], all[:r]...))
+		}
+	})
+}
+
+func TestKernelLengthsAndAlignments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	buf := make([]byte, 4*blockSize+64+blockSize)
+	for i := range buf {
+		// URI-ish bytes with structurals, invalid bytes and newlines mixed in.
+		const alphabet = "ab/:%?#[]@\n\r \x00\x80\xff\"{}|~-_."
+		buf[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	forEachKernel(t, func(t *testing.T) {
+		for align := 0; align < 64; align++ {
+			for n := 0; n <= 4*blockSize+1 && align+n <= len(buf); n++ {
+				checkMasks(t, buf[align:align+n])
+			}
+		}
+	})
+}
+
+func TestKernelRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	forEachKernel(t, func(t *testing.T) {
+		for i := 0; i < 2000; i++ {
+			src := make([]byte, rng.IntN(1500))
+			for j := range src {
+				src[j] = byte(rng.UintN(256))
+			}
+			checkMasks(t, src)
+		}
+	})
+}
+
+// TestKernelNoOverread puts inputs of every short length flush against a
+// PROT_NONE page: a kernel that reads one byte too many faults.
+func TestKernelNoOverread(t *testing.T) {
+	page := os.Getpagesize()
+	mem, err := syscall.Mmap(-1, 0, 2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Skipf("mmap: %v", err)
+	}
+	defer syscall.Munmap(mem)
+	if err := syscall.Mprotect(mem[page:], syscall.PROT_NONE); err != nil {
+		t.Skipf("mprotect: %v", err)
+	}
+	for i := 0; i < page; i++ {
+		mem[i] = "http://h/%41?q#f"[i%16]
+	}
+	forEachKernel(t, func(t *testing.T) {
+		for n := 0; n <= 4*blockSize+1; n++ {
+			src := mem[page-n : page]
+			checkMasks(t, src)
+			ParseString(string(src)) // copies; the next line does not
+			Parse(src)
+		}
+	})
+}
+
+// TestKernelParseIdentity parses the same references with every kernel and
+// checks the results are identical, including error offsets and reasons.
+func TestKernelParseIdentity(t *testing.T) {
+	inputs := []string{}
+	for _, c := range parseCases {
+		inputs = append(inputs, c.in)
+	}
+	for _, at := range []int{60, 62, 63, 64, 65, 127, 128} {
+		pad := strings.Repeat("a", at)
+		inputs = append(inputs, "http://h/"+pad+"%41x", "http://h/"+pad+"%4", "http://h/"+pad+"%", pad+":x", "http://"+pad+"[::1]/")
+	}
+	want := make([]string, len(inputs))
+	restore := useKernel(kernelGeneric)
+	for i, in := range inputs {
+		want[i] = renderFull(ParseString(in))
+	}
+	restore()
+	forEachKernel(t, func(t *testing.T) {
+		for i, in := range inputs {
+			if got := renderFull(ParseString(in)); got != want[i] {
+				t.Errorf("%q: %s\ngeneric: %s", in, got, want[i])
+			}
+		}
+	})
+}
+
+func renderFull(u URI, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return render(u, nil)
+}
+
+// TestExpectedKernel fails when URISCAN_EXPECT_KERNEL names a kernel other
+// than the one dispatch chose, so a CI leg (arm64 under qemu, a GODEBUG
+// leg) cannot pass on the scalar kernel by accident.
+func TestExpectedKernel(t *testing.T) {
+	want := os.Getenv("URISCAN_EXPECT_KERNEL")
+	if want == "" {
+		t.Skip("URISCAN_EXPECT_KERNEL not set")
+	}
+	if got := Kernel(); got != want {
+		t.Fatalf("Kernel() = %q, URISCAN_EXPECT_KERNEL = %q", got, want)
+	}
+	t.Logf("kernel in use: %s", Kernel())
+}
+func TestAgreeCatchesBrokenKernel(t *testing.T) {
+	if kernelAgrees(func(d []blockMasks, s []byte) {
+		classifyGeneric(d, s)
+		if len(s) > 100 {
+			d[1].structural ^= 1
+		}
+	}) {
+		t.Fatal("kernelAgrees accepted a kernel that is wrong on long inputs")
+	}
+	if !kernelAgrees(classifyGeneric) {
+		t.Fatal("kernelAgrees rejected the reference")
+	}
+}

@@ -1,0 +1,107 @@
+//go:build gc && !purego
+
+package uriscan
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// AVX-512 needs BW (byte-granular masks and VPMOVB2M) and VBMI
+// (VPERMI2B); it is also switched off with AVX2 (GODEBUG=cpu.avx2=off), so
+// one knob turns off all SIMD. Each kernel must also pass kernelAgrees
+// against the scalar reference before it is offered.
+var (
+	hasAVX2   = cpu.X86.HasAVX2 && kernelAgrees(classifyAVX2Blocks)
+	hasAVX512 = cpu.X86.HasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW &&
+		cpu.X86.HasAVX512VBMI && kernelAgrees(classifyAVX512Blocks)
+)
+
+func bestKernel() kernelID {
+	switch {
+	case hasAVX512:
+		return kernelAVX512
+	case hasAVX2:
+		return kernelAVX2
+	}
+	return kernelGeneric
+}
+
+// availableKernels lists the kernels this build and CPU can run, best first.
+func availableKernels() []kernelID {
+	var ks []kernelID
+	if hasAVX512 {
+		ks = append(ks, kernelAVX512)
+	}
+	if hasAVX2 {
+		ks = append(ks, kernelAVX2)
+	}
+	return append(ks, kernelGeneric)
+}
+
+// classifyBlocks runs the active kernel; it has the contract of
+// classifyGeneric. The calls are direct (not through a func value) so
+// that dst and src do not escape.
+func classifyBlocks(dst []blockMasks, src []byte) {
+	if len(src) == 0 {
+		return
+	}
+	switch activeKernel {
+	case kernelAVX512:
+		classifyAVX512(&dst[0], unsafe.SliceData(src), len(src), &kernelClass128)
+	case kernelAVX2:
+		classifyAVX2Blocks(dst, src)
+	default:
+		classifyGeneric(dst, src)
+	}
+}
+
+func classifyAVX512Blocks(dst []blockMasks, src []byte) {
+	if len(src) > 0 {
+		classifyAVX512(&dst[0], unsafe.SliceData(src), len(src), &kernelClass128)
+	}
+}
+
+func classifyAVX2Blocks(dst []blockMasks, src []byte) {
+	whole := len(src) / blockSize
+	if whole > 0 {
+		classifyAVX2(&dst[0], unsafe.SliceData(src), whole, &kernelNibbles)
+	}
+	if tail := src[whole*blockSize:]; len(tail) > 0 {
+		classifyTail(&dst[whole], tail)
+	}
+}
+
+// classifyTail classifies a short last block (0 < len(tail) < 64) with the
+// AVX2 kernel: it copies the tail into a zeroed 64-byte buffer, so the
+// kernel never reads past the input, then clears the bits of the padding.
+func classifyTail(dst *blockMasks, tail []byte) {
+	var buf [blockSize]byte
+	copy(buf[:], tail)
+	classifyAVX2(dst, &buf[0], 1, &kernelNibbles)
+	keep := uint64(1)<<len(tail) - 1
+	dst.invalid &= keep
+	dst.structural &= keep
+	dst.newline &= keep
+}
+
+// classifyAVX2 writes the masks of nblocks whole 64-byte blocks at src to
+// dst[0:nblocks], exactly as classifyGeneric would. It reads exactly
+// 64*nblocks bytes; nblocks must be at least 1.
+//
+// Requires AVX2. Implemented in scan_amd64.s.
+//
+//go:noescape
+func classifyAVX2(dst *blockMasks, src *byte, nblocks int, lut *nibbleLUT)
+
+// classifyAVX512 writes the masks of the n bytes at src to
+// dst[0:(n+63)/64], exactly as classifyGeneric would. It reads no byte
+// past src[n-1]: the last block is read with a masked load. n must be at
+// least 1.
+//
+// Requires AVX512F, AVX512BW, AVX512VBMI. Implemented in
+// scan_avx512_amd64.s.
+//
+//go:noescape
+func classifyAVX512(dst *blockMasks, src *byte, n int, class *[128]uint8)
