@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -99,4 +100,44 @@ func sizeName(n int) string {
 		return strconv.Itoa(n>>10) + "KiB"
 	}
 	return strconv.Itoa(n) + "B"
+}
+
+// BenchmarkScanLines validates and splits every line of each shared URL
+// list per op with a LineScanner over the whole file (batch mode), per
+// kernel, with net/url.Parse on the same lines in the same run.
+func BenchmarkScanLines(b *testing.B) {
+	for _, name := range sharedURLs {
+		b.Run("corpus="+name, func(b *testing.B) {
+			data, err := os.ReadFile(filepath.Join(sharedURLDir, name+".txt"))
+			if err != nil {
+				b.Skipf("shared corpus absent: %v", err)
+			}
+			nlines := bytes.Count(data, []byte("\n")) + 1
+			for _, k := range availableKernels() {
+				b.Run("impl="+k.String(), func(b *testing.B) {
+					defer useKernel(k)()
+					s := NewLineScannerBytes(data)
+					b.SetBytes(int64(len(data)))
+					b.ReportAllocs()
+					for b.Loop() {
+						s.ResetBytes(data)
+						for s.Scan() {
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(nlines), "ns/URL")
+				})
+			}
+			b.Run("impl=net-url", func(b *testing.B) {
+				lines := strings.Split(string(data), "\n")
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, l := range lines {
+						url.Parse(l)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(nlines), "ns/URL")
+			})
+		})
+	}
 }

@@ -17,9 +17,14 @@ package uriscan
 // 4-7 the structural ones; a byte is valid when any bit is set. High
 // nibbles 0, 1 and 8-15 have no bits, so controls and bytes >= 0x80 come
 // out invalid without a separate range check.
+//
+// A second pair (lo2, hi2) finds the tail bytes ? # % [ ] the same way:
+// tail = lo2[c&15] & hi2[c>>4] != 0.
 type nibbleLUT struct {
-	lo [16]uint8
-	hi [16]uint8
+	lo  [16]uint8
+	hi  [16]uint8
+	lo2 [16]uint8
+	hi2 [16]uint8
 }
 
 // nibbleRects are the eight rectangles: high nibbles, low nibbles.
@@ -34,6 +39,13 @@ var nibbleRects = [8]struct{ hi, lo string }{
 	{"5", "BD"},               // [ ]
 }
 
+// tailRects are the rectangles of the tail bytes.
+var tailRects = [3]struct{ hi, lo string }{
+	{"2", "35"}, // # %
+	{"3", "F"},  // ?
+	{"5", "BD"}, // [ ]
+}
+
 var kernelNibbles = func() (t nibbleLUT) {
 	for bit, r := range nibbleRects {
 		for _, h := range r.hi {
@@ -41,6 +53,14 @@ var kernelNibbles = func() (t nibbleLUT) {
 		}
 		for _, l := range r.lo {
 			t.lo[hexVal(byte(l))] |= 1 << bit
+		}
+	}
+	for bit, r := range tailRects {
+		for _, h := range r.hi {
+			t.hi2[hexVal(byte(h))] |= 1 << bit
+		}
+		for _, l := range r.lo {
+			t.lo2[hexVal(byte(l))] |= 1 << bit
 		}
 	}
 	return t
@@ -55,7 +75,7 @@ func hexVal(c byte) byte {
 
 // kernelClass128 is the class of each byte below 0x80 for the AVX-512
 // VPERMI2B kernel, in kernelBits form (1 invalid, 2 structural, 4
-// newline). Bytes >= 0x80 are invalid; the kernel takes them from the
+// newline, 8 tail). Bytes >= 0x80 are invalid; the kernel takes them from the
 // sign bit, since VPERMI2B ignores bit 7 of the index.
 var kernelClass128 = func() (t [128]uint8) {
 	copy(t[:], kernelBits[:128])

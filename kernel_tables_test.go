@@ -12,6 +12,10 @@ func TestNibbleLUTRebuildsClasses(t *testing.T) {
 		if got := x&0xF0 != 0; got != (want&2 != 0) {
 			t.Errorf("byte %#02x: nibble LUT structural=%v, class table says %v", c, got, want&2 != 0)
 		}
+		x2 := kernelNibbles.lo2[c&15] & kernelNibbles.hi2[c>>4]
+		if got := x2 != 0; got != (want&8 != 0) {
+			t.Errorf("byte %#02x: nibble LUT tail=%v, class table says %v", c, got, want&8 != 0)
+		}
 	}
 }
 

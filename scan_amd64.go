@@ -84,6 +84,7 @@ func classifyTail(dst *blockMasks, tail []byte) {
 	dst.invalid &= keep
 	dst.structural &= keep
 	dst.newline &= keep
+	dst.tail &= keep
 }
 
 // classifyAVX2 writes the masks of nblocks whole 64-byte blocks at src to

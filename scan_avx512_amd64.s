@@ -8,7 +8,7 @@
 //
 // One 64-byte register per block. VPERMI2B looks every byte up in the
 // 128-entry class table (kernelClass128: 1 invalid, 2 structural,
-// 4 newline) held in two registers. It ignores bit 7 of the index, so a
+// 4 newline, 8 tail) held in two registers. It ignores bit 7 of the index, so a
 // byte >= 0x80 gets the class of byte&0x7f: its sign bit (VPMOVB2M) makes
 // it invalid and masks it out of the structural and newline tests. The last
 // partial block is read with a zeroing masked load, which neither reads
@@ -19,9 +19,9 @@
 //	SI  src (advances by 64)
 //	CX  bytes left
 //	Z30 class[0:64]   Z31 class[64:128]
-//	Z29 0x01 bytes    Z28 0x02 bytes    Z27 0x04 bytes
+//	Z29 0x01 bytes    Z28 0x02 bytes    Z27 0x04 bytes    Z26 0x08 bytes
 //	Z0  input, then classes
-//	K1  sign bits  K2 invalid  K3 structural  K4 newline
+//	K1  sign bits  K2 invalid  K3 structural  K4 newline  K7 tail
 //	K5  tail lanes K6 lanes below 0x80 (in the tail: and inside the input)
 TEXT ·classifyAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -37,6 +37,8 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-32
 	VPBROADCASTD AX, Z28
 	MOVL         $0x04040404, AX
 	VPBROADCASTD AX, Z27
+	MOVL         $0x08080808, AX
+	VPBROADCASTD AX, Z26
 
 	CMPQ CX, $64
 	JB   tail
@@ -50,12 +52,15 @@ loop:
 	KORQ     K1, K2, K2
 	VPTESTMB Z28, Z0, K6, K3
 	VPTESTMB Z27, Z0, K6, K4
+	VPTESTMB Z26, Z0, K6, K7
 	KMOVQ    K2, AX
 	KMOVQ    K3, R8
 	KMOVQ    K4, R9
+	KMOVQ    K7, R10
 	MOVQ     AX, blockMasks_invalid(DI)
 	MOVQ     R8, blockMasks_structural(DI)
 	MOVQ     R9, blockMasks_newline(DI)
+	MOVQ     R10, blockMasks_tail(DI)
 
 	ADDQ $64, SI
 	ADDQ $blockMasks__size, DI
@@ -81,12 +86,15 @@ tail:
 	KORQ       K1, K2, K2
 	VPTESTMB   Z28, Z0, K6, K3
 	VPTESTMB   Z27, Z0, K6, K4
+	VPTESTMB   Z26, Z0, K6, K7
 	KMOVQ      K2, AX
 	KMOVQ      K3, R8
 	KMOVQ      K4, R9
+	KMOVQ      K7, R10
 	MOVQ       AX, blockMasks_invalid(DI)
 	MOVQ       R8, blockMasks_structural(DI)
 	MOVQ       R9, blockMasks_newline(DI)
+	MOVQ       R10, blockMasks_tail(DI)
 
 done:
 	VZEROUPPER

@@ -27,6 +27,9 @@ func naiveMasks(src []byte) []blockMasks {
 		if k&classify.Newline != 0 {
 			m.newline |= bit
 		}
+		if k&classify.Structural != 0 && strings.IndexByte("/:@", c) < 0 {
+			m.tail |= bit
+		}
 	}
 	return out
 }
@@ -55,7 +58,7 @@ func TestClassifyGenericLengths(t *testing.T) {
 			src[i] = byte(rng.UintN(256))
 		}
 		dst := make([]blockMasks, (n+blockSize-1)/blockSize+1)
-		canary := blockMasks{1, 2, 3}
+		canary := blockMasks{1, 2, 3, 4}
 		dst[len(dst)-1] = canary
 		classifyGeneric(dst, src)
 		want := naiveMasks(src)

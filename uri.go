@@ -163,6 +163,16 @@ func (u *URI) set(c Component, start, end int) {
 	u.defined |= 1 << c
 }
 
+// rebase makes u, parsed at absolute offsets of src, refer to the record
+// src[start:end].
+func (u *URI) rebase(src string, start, end int) {
+	u.raw = src[start:end]
+	for c := range u.spans {
+		u.spans[c].start -= int32(start)
+		u.spans[c].end -= int32(start)
+	}
+}
+
 // bytesToString aliases b as a string without copying. The caller of Parse
 // promises not to modify b while the URI is in use.
 func bytesToString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -14,8 +14,10 @@ import (
 const winBlocks = 8
 
 // cursor yields, in increasing order, the offsets of the bytes the walk
-// must look at: every structural byte and every invalid byte (which
-// includes '\n'). It classifies the input lazily, one window at a time.
+// must look at: every invalid byte (which includes '\n') and, in full
+// mode, every structural byte or, in tail mode, only the tail bytes
+// (? # % [ ]) that matter in a path, query or fragment. It classifies the
+// input lazily, one window at a time.
 type cursor struct {
 	src  string
 	base int    // offset of block m[blk]
@@ -23,6 +25,8 @@ type cursor struct {
 	blk  int    // current block in m
 	nblk int    // valid blocks in m
 	next int    // first offset not yet classified
+	selS uint64 // all ones in full mode
+	selT uint64 // all ones in tail mode
 	m    [winBlocks]blockMasks
 }
 
@@ -30,16 +34,42 @@ func (c *cursor) init(src string, start int) {
 	c.src = src
 	c.next = start
 	c.bits, c.blk, c.nblk = 0, 0, 0
+	c.selS, c.selT = ^uint64(0), 0
+}
+
+// events selects the events of a block for the current mode.
+func (c *cursor) events(m *blockMasks) uint64 {
+	return m.invalid | m.structural&c.selS | m.tail&c.selT
+}
+
+// toTail switches to tail mode: the structural bytes that are not tail
+// bytes are dropped from the rest of the input.
+func (c *cursor) toTail() {
+	c.selS, c.selT = 0, ^uint64(0)
+	if c.nblk > 0 {
+		c.bits &= c.events(&c.m[c.blk])
+	}
+}
+
+// toFull switches back to full mode for a record that starts at next,
+// after every event before it has been popped.
+func (c *cursor) toFull(next int) {
+	c.selS, c.selT = ^uint64(0), 0
+	if c.nblk > 0 {
+		if k := uint(next - c.base); k < blockSize {
+			c.bits = c.events(&c.m[c.blk]) >> k << k
+		}
+	}
 }
 
 // pop returns the offset of the next event, or len(src) when there is none.
 func (c *cursor) pop() int {
-	if c.bits == 0 {
+	b := c.bits
+	if b == 0 {
 		return c.popSlow()
 	}
-	p := c.base + bits.TrailingZeros64(c.bits)
-	c.bits &= c.bits - 1
-	return p
+	c.bits = b & (b - 1)
+	return c.base + bits.TrailingZeros64(b)
 }
 
 func (c *cursor) popSlow() int {
@@ -53,8 +83,7 @@ func (c *cursor) popSlow() int {
 			}
 			c.fill()
 		}
-		m := &c.m[c.blk]
-		if b := m.structural | m.invalid; b != 0 {
+		if b := c.events(&c.m[c.blk]); b != 0 {
 			c.bits = b & (b - 1)
 			return c.base + bits.TrailingZeros64(b)
 		}
@@ -90,19 +119,21 @@ func (w *walker) fail(off int, code errCode, arg int, comp Component) {
 	}
 }
 
-// eol reports whether the invalid byte at p ends the record in batch mode.
+// eol reports whether the invalid byte at p ends the record in batch mode:
+// a '\n', a '\r' before one, or a '\r' that ends the input (as
+// bufio.ScanLines drops it).
 func (w *walker) eol(p int) bool {
 	if !w.batch {
 		return false
 	}
 	c := w.src[p]
-	return c == '\n' || c == '\r' && p+1 < len(w.src) && w.src[p+1] == '\n'
+	return c == '\n' || c == '\r' && (p+1 == len(w.src) || w.src[p+1] == '\n')
 }
 
 // endRecord consumes a record terminator at p (end of input, '\n' or "\r\n")
 // and returns p.
 func (w *walker) endRecord(p int) int {
-	if p < len(w.src) && w.src[p] == '\r' {
+	if p+1 < len(w.src) && w.src[p] == '\r' {
 		w.pop() // the '\n'
 	}
 	return p
@@ -191,6 +222,7 @@ func (w *walker) resume(u *URI, pathStart, p int, ch byte) int {
 // gen-delims, '%' and invalid bytes need a decision here.
 func (w *walker) tail(u *URI, st Component, from int) int {
 	src := w.src
+	w.toTail()
 	for {
 		p := w.pop()
 		if p >= len(src) {

@@ -1,0 +1,170 @@
+package uriscan
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// LineScanner scans newline-separated URI-references, from a buffer
+// (NewLineScannerBytes) or a stream (NewLineScanner), the way bufio.Scanner
+// scans lines: each call to Scan parses the next record. Records end in
+// "\n" or "\r\n" (the terminator is not part of the record); a last record
+// without a terminator counts.
+//
+// The input is classified once, window by window, as one stream: the
+// kernel never runs per line, and the walk takes records from the masks
+// while they are in L1. Scanning allocates nothing per record, valid or
+// not (ParseError allocates only when called on an invalid record).
+// Memory is bounded by the read buffer and the longest line.
+type LineScanner struct {
+	w     walker
+	u     URI
+	r     io.Reader
+	buf   []byte // stream mode: read buffer; data is a prefix of it
+	data  []byte // the complete records being scanned (w.src aliases it)
+	have  int    // stream mode: bytes of buf read so far (data, then a partial line)
+	pos   int    // offset in data of the next record
+	start int    // offset in data of the current record
+	end   int    // offset in data of the current record's end
+	line  int
+	valid bool
+	ioErr error // sticky; io.EOF once the reader is exhausted
+}
+
+// DefaultBufferSize is the read buffer of a streaming LineScanner: large
+// enough to amortize reads, small enough to stay in L2.
+const DefaultBufferSize = 256 << 10
+
+// NewLineScanner returns a scanner that reads records from r.
+func NewLineScanner(r io.Reader) *LineScanner {
+	s := &LineScanner{}
+	s.Reset(r)
+	return s
+}
+
+// NewLineScannerBytes returns a scanner over the records in buf. URIs and
+// records refer into buf, which must not change while they are in use.
+func NewLineScannerBytes(buf []byte) *LineScanner {
+	s := &LineScanner{}
+	s.ResetBytes(buf)
+	return s
+}
+
+// Reset makes s read records from r, keeping its buffer; line numbers
+// start again at 1.
+func (s *LineScanner) Reset(r io.Reader) {
+	s.r, s.ioErr = r, nil
+	if s.buf == nil {
+		s.buf = make([]byte, DefaultBufferSize)
+	}
+	s.setData(s.buf[:0])
+	s.have, s.line = 0, 0
+}
+
+// ResetBytes makes s scan the records in buf; line numbers start again at 1.
+func (s *LineScanner) ResetBytes(buf []byte) {
+	s.r, s.ioErr = nil, io.EOF
+	s.setData(buf)
+	s.line = 0
+}
+
+func (s *LineScanner) setData(d []byte) {
+	s.data, s.pos, s.start = d, 0, 0
+	s.w.init(bytesToString(d), 0)
+	s.w.batch = true
+}
+
+// Scan advances to the next record and parses it. It returns false at the
+// end of the input or on a read error (see Err).
+func (s *LineScanner) Scan() bool {
+	if s.pos >= len(s.data) && !s.fill() {
+		s.valid = false
+		return false
+	}
+	s.line++
+	s.start = s.pos
+	s.w.toFull(s.pos)
+	s.w.errOff = noError
+	s.u = URI{}
+	s.end = s.w.walk(&s.u, s.pos)
+	s.valid = s.w.errOff == noError
+	s.u.rebase(s.w.src, s.start, s.end)
+	// Step over the terminator, "\n" or "\r\n" (walk consumed its events).
+	next := s.end + 1
+	if s.end < len(s.data) && s.data[s.end] == '\r' {
+		next++
+	}
+	s.pos = min(next, len(s.data))
+	return true
+}
+
+// fill reads input until data holds at least one complete record, keeping
+// the partial line after the last "\n" for the next fill. It reports false
+// when the input is exhausted.
+func (s *LineScanner) fill() bool {
+	if s.r == nil {
+		return false
+	}
+	have := copy(s.buf, s.buf[len(s.data):s.have]) // the partial line, to the front
+	from := 0                                      // buf[:from] holds no "\n"
+	for {
+		if s.ioErr != nil {
+			s.have = have
+			if have == 0 {
+				s.setData(s.buf[:0])
+				return false
+			}
+			s.setData(s.buf[:have]) // the last record has no terminator
+			return true
+		}
+		if have == len(s.buf) { // a line longer than the buffer
+			nb := make([]byte, 2*len(s.buf))
+			copy(nb, s.buf[:have])
+			s.buf = nb
+		}
+		m, err := s.r.Read(s.buf[have:])
+		if err != nil {
+			s.ioErr = err
+		}
+		have += m
+		if i := bytes.LastIndexByte(s.buf[from:have], '\n'); i >= 0 {
+			s.have = have
+			s.setData(s.buf[:from+i+1])
+			return true
+		}
+		from = have
+	}
+}
+
+// Line returns the current record's number, counting from 1.
+func (s *LineScanner) Line() int { return s.line }
+
+// Bytes returns the current record without its terminator. It is valid
+// until the next call to Scan (in stream mode the buffer is reused).
+func (s *LineScanner) Bytes() []byte { return s.data[s.start:s.end:s.end] }
+
+// Valid reports whether the current record is a URI-reference.
+func (s *LineScanner) Valid() bool { return s.valid }
+
+// URI returns the current record parsed. Its components are meaningful
+// only when Valid; it is valid until the next call to Scan.
+func (s *LineScanner) URI() *URI { return &s.u }
+
+// ParseError returns why the current record is not a URI-reference, or
+// nil. Offsets count from the start of the record. It allocates (the
+// Error holds a copy of the record); Valid does not.
+func (s *LineScanner) ParseError() *Error {
+	if s.valid {
+		return nil
+	}
+	return s.w.error(&s.u, string(s.u.raw), s.start)
+}
+
+// Err returns the read error that ended the input, or nil at its end.
+func (s *LineScanner) Err() error {
+	if s.ioErr == nil || errors.Is(s.ioErr, io.EOF) {
+		return nil
+	}
+	return s.ioErr
+}

@@ -1,0 +1,181 @@
+package uriscan
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// scanAll runs a LineScanner and renders each record as ParseString would
+// see it, plus the error offset and reason.
+func scanAll(t *testing.T, s *LineScanner) []string {
+	t.Helper()
+	var out []string
+	for s.Scan() {
+		if s.Line() != len(out)+1 {
+			t.Fatalf("Line() = %d, want %d", s.Line(), len(out)+1)
+		}
+		rec := string(s.Bytes())
+		if s.URI().String() != rec {
+			t.Fatalf("line %d: URI().String() = %q, Bytes() = %q", s.Line(), s.URI().String(), rec)
+		}
+		if s.Valid() {
+			if s.ParseError() != nil {
+				t.Fatalf("line %d: Valid but ParseError = %v", s.Line(), s.ParseError())
+			}
+			out = append(out, rec+" => "+render(*s.URI(), nil))
+		} else {
+			out = append(out, rec+" => "+s.ParseError().Error())
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("Err() = %v", err)
+	}
+	return out
+}
+
+// wantAll is what scanAll must give: split on "\n", trim one "\r", and
+// parse each line alone.
+func wantAll(input string) []string {
+	var out []string
+	if input == "" {
+		return nil
+	}
+	lines := strings.Split(input, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for _, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		u, err := ParseString(l)
+		if err != nil {
+			out = append(out, l+" => "+err.Error())
+		} else {
+			out = append(out, l+" => "+render(u, nil))
+		}
+	}
+	return out
+}
+
+func batchInputs() []string {
+	var cases []string
+	var all strings.Builder
+	for _, c := range parseCases {
+		if !strings.ContainsAny(c.in, "\n\r") {
+			all.WriteString(c.in)
+			all.WriteByte('\n')
+		}
+	}
+	cases = append(cases,
+		"", "\n", "\n\n", "a", "a\n", "a\r\n", "a\r\nb", "a\rb\n", "\r\n", "\r", "x\r\r\n",
+		"http://h?\nhttp://a b\n\nfile:///x\r\n#f#g", "%\n%4\n%41\n", "http://[::1\n]\n",
+		"a:\n//x\n", "//\n/\n", strings.Repeat("http://example.com/a?b#c\n", 100),
+		all.String(), strings.ReplaceAll(all.String(), "\n", "\r\n"),
+	)
+	return cases
+}
+
+func TestLineScannerMatchesParse(t *testing.T) {
+	forEachKernel(t, func(t *testing.T) {
+		for _, in := range batchInputs() {
+			want := wantAll(in)
+			for mode, s := range map[string]*LineScanner{
+				"bytes":   NewLineScannerBytes([]byte(in)),
+				"reader":  NewLineScanner(strings.NewReader(in)),
+				"onebyte": NewLineScanner(iotest.OneByteReader(strings.NewReader(in))),
+				"half":    NewLineScanner(iotest.HalfReader(strings.NewReader(in))),
+				"dataerr": NewLineScanner(iotest.DataErrReader(strings.NewReader(in))),
+			} {
+				got := scanAll(t, s)
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("%s %.60q:\ngot  %q\nwant %q", mode, in, got, want)
+				}
+			}
+		}
+	})
+}
+
+func TestLineScannerRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	pieces := []string{"http://", "h", "/", "?", "#", "%41", "%4", "[::1]", ":80", "@", " ", "\n", "\r\n", "\r", "a:", "[", "\x00", "\xff"}
+	forEachKernel(t, func(t *testing.T) {
+		for i := 0; i < 300; i++ {
+			var b strings.Builder
+			for k := rng.IntN(400); k > 0; k-- {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			in := b.String()
+			want := strings.Join(wantAll(in), "\n")
+			if got := strings.Join(scanAll(t, NewLineScannerBytes([]byte(in))), "\n"); got != want {
+				t.Fatalf("bytes %q:\ngot  %s\nwant %s", in, got, want)
+			}
+			if got := strings.Join(scanAll(t, NewLineScanner(iotest.HalfReader(strings.NewReader(in)))), "\n"); got != want {
+				t.Fatalf("reader %q:\ngot  %s\nwant %s", in, got, want)
+			}
+		}
+	})
+}
+
+// TestLineScannerLongLines crosses the read buffer with lines longer than it.
+func TestLineScannerLongLines(t *testing.T) {
+	long := "http://h/" + strings.Repeat("a", DefaultBufferSize+100) + "?q"
+	in := "a\n" + long + "\n" + long + " x\r\n" + "b"
+	want := wantAll(in)
+	got := scanAll(t, NewLineScanner(strings.NewReader(in)))
+	if len(got) != 4 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got %d records, want %d", len(got), len(want))
+	}
+}
+
+func TestLineScannerReadError(t *testing.T) {
+	boom := errors.New("boom")
+	s := NewLineScanner(io.MultiReader(strings.NewReader("a\nb\nc"), iotest.ErrReader(boom)))
+	var recs []string
+	for s.Scan() {
+		recs = append(recs, string(s.Bytes()))
+	}
+	if !errors.Is(s.Err(), boom) {
+		t.Fatalf("Err() = %v, want boom", s.Err())
+	}
+	if strings.Join(recs, ",") != "a,b,c" {
+		t.Fatalf("records before the error: %q", recs)
+	}
+}
+
+func TestLineScannerErrorOffsets(t *testing.T) {
+	s := NewLineScannerBytes([]byte("ok\nhttp://a b\r\n\n[x\n"))
+	var got []string
+	for s.Scan() {
+		if e := s.ParseError(); e != nil {
+			got = append(got, e.Input+"@"+e.Component.String()+":"+e.Reason()+":"+string(rune('0'+e.Offset)))
+		}
+	}
+	want := []string{"http://a b@host:invalid character ' ' in host:8", "[x@path:invalid character '[' in path (brackets are allowed only around an IP-literal host):0"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestLineScannerZeroAllocs(t *testing.T) {
+	in := []byte(strings.Repeat("http://u@example.com:80/a/b?c#d\nnot valid\n[::1]\n", 50))
+	s := NewLineScannerBytes(in)
+	r := bytes.NewReader(in)
+	rs := NewLineScanner(r)
+	if n := testing.AllocsPerRun(20, func() {
+		s.ResetBytes(in)
+		for s.Scan() {
+			_ = s.Valid()
+		}
+		r.Reset(in)
+		rs.Reset(r)
+		for rs.Scan() {
+			_ = rs.Valid()
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per scan of %d records, want 0", n, 150)
+	}
+}

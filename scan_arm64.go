@@ -1,0 +1,74 @@
+//go:build gc && !purego
+
+package uriscan
+
+import "unsafe"
+
+// NEON (ASIMD) is part of the arm64 baseline, so there is no feature
+// check; like every SIMD kernel it must pass kernelAgrees at start-up.
+var hasNEON = kernelAgrees(classifyNEONBlocks)
+
+func bestKernel() kernelID {
+	if hasNEON {
+		return kernelNEON
+	}
+	return kernelGeneric
+}
+
+// availableKernels lists the kernels this build and CPU can run, best first.
+func availableKernels() []kernelID {
+	if hasNEON {
+		return []kernelID{kernelNEON, kernelGeneric}
+	}
+	return []kernelID{kernelGeneric}
+}
+
+// classifyBlocks runs the active kernel; it has the contract of
+// classifyGeneric. The calls are direct (not through a func value) so
+// that dst and src do not escape.
+func classifyBlocks(dst []blockMasks, src []byte) {
+	if len(src) == 0 {
+		return
+	}
+	switch activeKernel {
+	case kernelNEON:
+		classifyNEONBlocks(dst, src)
+	default:
+		classifyGeneric(dst, src)
+	}
+}
+
+func classifyNEONBlocks(dst []blockMasks, src []byte) {
+	whole := len(src) / blockSize
+	if whole > 0 {
+		classifyNEON(&dst[0], unsafe.SliceData(src), whole, &kernelNibbles)
+	}
+	if tail := src[whole*blockSize:]; len(tail) > 0 {
+		classifyTailNEON(&dst[whole], tail)
+	}
+}
+
+// classifyTailNEON classifies a short last block (0 < len(tail) < 64)
+// with the NEON kernel: it copies the tail into a zeroed 64-byte buffer,
+// so the kernel never reads past the input, then clears the bits of the
+// padding.
+func classifyTailNEON(dst *blockMasks, tail []byte) {
+	var buf [blockSize]byte
+	copy(buf[:], tail)
+	classifyNEON(dst, &buf[0], 1, &kernelNibbles)
+	keep := uint64(1)<<len(tail) - 1
+	dst.invalid &= keep
+	dst.structural &= keep
+	dst.newline &= keep
+	dst.tail &= keep
+}
+
+// classifyNEON writes the masks of nblocks whole 64-byte blocks at src to
+// dst[0:nblocks], exactly as classifyGeneric would. It reads exactly
+// 64*nblocks bytes; nblocks must be at least 1. lut is the two-nibble
+// table (kernelNibbles).
+//
+// Requires NEON (ASIMD), baseline on arm64. Implemented in scan_arm64.s.
+//
+//go:noescape
+func classifyNEON(dst *blockMasks, src *byte, nblocks int, lut *nibbleLUT)
