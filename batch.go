@@ -86,7 +86,7 @@ func (s *LineScanner) Scan() bool {
 	s.start = s.pos
 	s.w.toFull(s.pos)
 	s.w.errOff = noError
-	s.u = URI{}
+	s.u.defined, s.u.hostType, s.u.portOK, s.u.port = 0, NoHost, false, 0
 	s.end = s.w.walk(&s.u, s.pos)
 	s.valid = s.w.errOff == noError
 	s.u.rebase(s.w.src, s.start, s.end)

@@ -52,7 +52,7 @@ func (w *walker) error(u *URI, in string, start int) *Error {
 // before off.
 func (u *URI) componentAt(off int) Component {
 	for c := Fragment; c > Scheme; c-- {
-		if u.Has(c) && int(u.spans[c].start) <= off {
+		if u.Has(c) && int(u.spans[c].start-u.off) <= off {
 			return c
 		}
 	}

@@ -71,6 +71,7 @@ type span struct{ start, end int32 }
 // percent-encoded; IP-literal hosts keep their brackets).
 type URI struct {
 	raw      string
+	off      int32 // spans are offsets into the text raw starts at off of
 	spans    [numComponents]span
 	defined  uint8 // bit c set when component c is defined
 	hostType HostType
@@ -91,7 +92,7 @@ func (u *URI) Get(c Component) string {
 		return ""
 	}
 	s := u.spans[c]
-	return u.raw[s.start:s.end]
+	return u.raw[s.start-u.off : s.end-u.off]
 }
 
 // Span returns the byte offsets of component c in the parsed input, so a
@@ -102,7 +103,7 @@ func (u *URI) Span(c Component) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	s := u.spans[c]
-	return int(s.start), int(s.end), true
+	return int(s.start - u.off), int(s.end - u.off), true
 }
 
 // Scheme returns the scheme without its ":" ("" if undefined).
@@ -167,10 +168,7 @@ func (u *URI) set(c Component, start, end int) {
 // src[start:end].
 func (u *URI) rebase(src string, start, end int) {
 	u.raw = src[start:end]
-	for c := range u.spans {
-		u.spans[c].start -= int32(start)
-		u.spans[c].end -= int32(start)
-	}
+	u.off = int32(start)
 }
 
 // bytesToString aliases b as a string without copying. The caller of Parse

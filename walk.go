@@ -42,15 +42,6 @@ func (c *cursor) events(m *blockMasks) uint64 {
 	return m.invalid | m.structural&c.selS | m.tail&c.selT
 }
 
-// toTail switches to tail mode: the structural bytes that are not tail
-// bytes are dropped from the rest of the input.
-func (c *cursor) toTail() {
-	c.selS, c.selT = 0, ^uint64(0)
-	if c.nblk > 0 {
-		c.bits &= c.events(&c.m[c.blk])
-	}
-}
-
 // toFull switches back to full mode for a record that starts at next,
 // after every event before it has been popped.
 func (c *cursor) toFull(next int) {
@@ -62,16 +53,8 @@ func (c *cursor) toFull(next int) {
 	}
 }
 
-// pop returns the offset of the next event, or len(src) when there is none.
-func (c *cursor) pop() int {
-	b := c.bits
-	if b == 0 {
-		return c.popSlow()
-	}
-	c.bits = b & (b - 1)
-	return c.base + bits.TrailingZeros64(b)
-}
-
+// popSlow moves to the next block that has events and pops its first
+// one; it returns len(src), with no bits left, at the end of the input.
 func (c *cursor) popSlow() int {
 	for {
 		if c.blk+1 < c.nblk {
@@ -130,153 +113,114 @@ func (w *walker) eol(p int) bool {
 	return c == '\n' || c == '\r' && (p+1 == len(w.src) || w.src[p+1] == '\n')
 }
 
-// endRecord consumes a record terminator at p (end of input, '\n' or "\r\n")
-// and returns p.
-func (w *walker) endRecord(p int) int {
-	if p+1 < len(w.src) && w.src[p] == '\r' {
-		w.pop() // the '\n'
-	}
-	return p
-}
-
 // walk parses the URI-reference starting at start into u. The reference
 // ends at the end of input or, in batch mode, before the next "\n" or
-// "\r\n"; walk returns that end offset. Violations are recorded in w; the
-// decomposition in u is complete either way.
+// "\r\n"; walk returns that end offset, having consumed the terminator's
+// events. Violations are recorded in w; the decomposition in u is
+// complete either way.
 //
 //	URI-reference = URI / relative-ref
 //	URI           = scheme ":" hier-part [ "?" query ] [ "#" fragment ]
 //	relative-ref  = relative-part [ "?" query ] [ "#" fragment ]
+//	hier-part     = "//" authority path-abempty / path-absolute / path-rootless / path-empty
+//	relative-part = "//" authority path-abempty / path-absolute / path-noscheme / path-empty
+//
+// It is one function, in parts joined by goto, so that the cursor's bits
+// and base stay in registers: each "pop" below is the same few lines,
+// taking the lowest event bit or, when the block is used up, calling
+// popSlow. Only the rare checks are calls.
 func (w *walker) walk(u *URI, start int) int {
 	src := w.src
+	n := len(src)
+	evs, base := w.bits, w.base // the cursor, in registers
+	var (
+		p, pend, pathStart, from, a, end int
+		ch                               byte
+		st                               Component
+		firstAt, secondAt                int
+		colon, colonAfterAt              int
+		br                               [3]int // the first three '[' or ']': enough to find a misplaced one
+		nbr                              int
+	)
+
 	// The scheme is the text before the first ':' if that ':' comes before
 	// any '/', '?' or '#': segment-nz-nc (path-noscheme) holds no ':', so
 	// such a reference cannot be a relative-ref. Other events met on the
 	// way are remembered (pend) and checked once we know whether they are
 	// in a scheme or in the first segment of a path.
-	pend := -1
-	var p int
-	var ch byte
+	pend = -1
 	for {
-		p = w.pop()
-		if p >= len(src) {
-			break
+		if evs != 0 { // pop
+			p, evs = base+bits.TrailingZeros64(evs), evs&(evs-1)
+		} else {
+			p = w.popSlow()
+			evs, base = w.bits, w.base
+			if p >= n {
+				goto noScheme
+			}
 		}
 		ch = src[p]
-		if ch == ':' || ch == '/' || ch == '?' || ch == '#' || w.eol(p) {
+		if ch == ':' {
 			break
+		}
+		if ch == '/' || ch == '?' || ch == '#' || w.eol(p) {
+			goto noScheme
 		}
 		if pend < 0 {
 			pend = p
 		}
 	}
-	if p < len(src) && ch == ':' {
-		w.checkScheme(start, p)
-		u.set(Scheme, start, p)
-		// hier-part = "//" authority path-abempty / path-absolute / path-rootless / path-empty
-		if p+2 < len(src) && src[p+1] == '/' && src[p+2] == '/' {
-			w.pop()
-			w.pop()
-			return w.authority(u, p+3)
+	w.checkScheme(start, p)
+	u.set(Scheme, start, p)
+	if p+2 < n && src[p+1] == '/' && src[p+2] == '/' {
+		// Drop the events of the "//": the next two, in this block or not.
+		for k := 0; k < 2; k++ {
+			if evs != 0 {
+				evs &= evs - 1
+			} else {
+				w.popSlow()
+				evs, base = w.bits, w.base
+			}
 		}
-		return w.tail(u, Path, p+1)
+		a = p + 3
+		goto authority
 	}
+	st, from = Path, p+1
+	goto tail
+
+noScheme:
 	if pend >= 0 {
 		w.checkFirstSegment(pend, p)
 	}
-	// relative-part = "//" authority path-abempty / path-absolute / path-noscheme / path-empty
-	if p == start && p+1 < len(src) && ch == '/' && src[p+1] == '/' {
-		w.pop()
-		return w.authority(u, p+2)
-	}
-	return w.resume(u, start, p, ch)
-}
-
-// resume continues after a part that ended at the event (p, ch); the path
-// begins at pathStart.
-func (w *walker) resume(u *URI, pathStart, p int, ch byte) int {
-	if p >= len(w.src) || w.eol(p) {
-		u.set(Path, pathStart, p)
-		return w.endRecord(p)
-	}
-	switch ch {
-	case '?':
-		u.set(Path, pathStart, p)
-		return w.tail(u, Query, p+1)
-	case '#':
-		u.set(Path, pathStart, p)
-		return w.tail(u, Fragment, p+1)
-	}
-	return w.tail(u, Path, pathStart) // ch is a '/' of the path
-}
-
-// tail walks the path, query and fragment, starting in component st at
-// offset from.
-//
-//	pchar    = unreserved / pct-encoded / sub-delims / ":" / "@"
-//	segment  = *pchar
-//	query    = *( pchar / "/" / "?" )
-//	fragment = *( pchar / "/" / "?" )
-//
-// Unreserved and sub-delims bytes are never events, so only the
-// gen-delims, '%' and invalid bytes need a decision here.
-func (w *walker) tail(u *URI, st Component, from int) int {
-	src := w.src
-	w.toTail()
-	for {
-		p := w.pop()
-		if p >= len(src) {
-			u.set(st, from, p)
-			return p
+	if p == start && p+1 < n && ch == '/' && src[p+1] == '/' {
+		if evs != 0 { // drop the event of the second '/'
+			evs &= evs - 1
+		} else {
+			w.popSlow()
+			evs, base = w.bits, w.base
 		}
-		switch src[p] {
-		case '/', ':', '@':
-		case '?':
-			if st == Path {
-				u.set(Path, from, p)
-				st, from = Query, p+1
-			}
-		case '#':
-			if st == Fragment {
-				w.fail(p, errChar, 0, Fragment)
-			} else {
-				u.set(st, from, p)
-				st, from = Fragment, p+1
-			}
-		case '%':
-			w.checkPct(p)
-		case '[', ']':
-			w.fail(p, errChar, 0, st)
-		default:
-			if w.eol(p) {
-				u.set(st, from, p)
-				return w.endRecord(p)
-			}
-			w.fail(p, errChar, 0, st)
-		}
+		a = p + 2
+		goto authority
 	}
-}
+	pathStart = start
+	goto resume
 
-// authority walks authority = [ userinfo "@" ] host [ ":" port ] starting
-// at a, then the rest of the reference.
-//
-//	userinfo = *( unreserved / pct-encoded / sub-delims / ":" )
-//	host     = IP-literal / IPv4address / reg-name
-//	port     = *DIGIT
-func (w *walker) authority(u *URI, a int) int {
-	src := w.src
-	firstAt, secondAt := -1, -1
-	colon := -1        // first ':' before any '@'
-	colonAfterAt := -1 // first ':' after the first '@'
-	var br [3]int      // the first three '[' or ']': enough to find the first misplaced one
-	nbr := 0
-	var p int
-	var ch byte
+authority:
+	// authority = [ userinfo "@" ] host [ ":" port ]
+	// userinfo  = *( unreserved / pct-encoded / sub-delims / ":" )
+	// Whether a ':' ends the host depends on an '@' that may come later,
+	// so the loop only records positions; the parts are checked after.
+	firstAt, secondAt, colon, colonAfterAt = -1, -1, -1, -1
 loop:
 	for {
-		p = w.pop()
-		if p >= len(src) {
-			break
+		if evs != 0 { // pop
+			p, evs = base+bits.TrailingZeros64(evs), evs&(evs-1)
+		} else {
+			p = w.popSlow()
+			evs, base = w.bits, w.base
+			if p >= n {
+				break
+			}
 		}
 		ch = src[p]
 		switch ch {
@@ -310,7 +254,98 @@ loop:
 			w.fail(p, errChar, 0, numComponents)
 		}
 	}
-	end := p
+	end = p
+	w.closeAuthority(u, a, end, firstAt, secondAt, colon, colonAfterAt, br[:nbr])
+	pathStart = end
+
+resume:
+	// The event (p, ch) ended the part before the path.
+	if p >= n || w.eol(p) {
+		u.set(Path, pathStart, p)
+		goto done
+	}
+	switch ch {
+	case '?':
+		u.set(Path, pathStart, p)
+		st, from = Query, p+1
+	case '#':
+		u.set(Path, pathStart, p)
+		st, from = Fragment, p+1
+	default: // a '/' of the path
+		st, from = Path, pathStart
+	}
+
+tail:
+	// pchar    = unreserved / pct-encoded / sub-delims / ":" / "@"
+	// segment  = *pchar
+	// query    = *( pchar / "/" / "?" )
+	// fragment = *( pchar / "/" / "?" )
+	// From here on only the tail bytes ? # % [ ] and invalid bytes are
+	// events (tail mode): '/', ':' and '@' are ordinary.
+	w.selS, w.selT = 0, ^uint64(0)
+	if w.nblk > 0 {
+		m := &w.m[w.blk]
+		evs &= m.invalid | m.tail
+	}
+	for {
+		if evs != 0 { // pop
+			p, evs = base+bits.TrailingZeros64(evs), evs&(evs-1)
+		} else {
+			p = w.popSlow()
+			evs, base = w.bits, w.base
+			if p >= n {
+				u.set(st, from, p)
+				goto done
+			}
+		}
+		switch src[p] {
+		case '?':
+			if st == Path {
+				u.set(Path, from, p)
+				st, from = Query, p+1
+			}
+		case '#':
+			if st == Fragment {
+				w.fail(p, errChar, 0, Fragment)
+			} else {
+				u.set(st, from, p)
+				st, from = Fragment, p+1
+			}
+		case '%':
+			w.checkPct(p)
+		case '[', ']':
+			w.fail(p, errChar, 0, st)
+		default:
+			if w.eol(p) {
+				u.set(st, from, p)
+				goto done
+			}
+			w.fail(p, errChar, 0, st)
+		}
+	}
+
+done:
+	// A "\r\n" terminator: drop the event of its '\n'.
+	if p+1 < n && src[p] == '\r' {
+		if evs != 0 {
+			evs &= evs - 1
+		} else {
+			w.popSlow()
+			evs, base = w.bits, w.base
+		}
+	}
+	w.bits, w.base = evs, base
+	return p
+}
+
+// closeAuthority splits and checks the authority src[a:end] from the
+// positions the walk recorded: the first two '@', the first ':' before
+// and after the first '@', and the first brackets.
+//
+//	host = IP-literal / IPv4address / reg-name
+//	port = *DIGIT
+func (w *walker) closeAuthority(u *URI, a, end, firstAt, secondAt, colon, colonAfterAt int, br []int) {
+	src := w.src
 	hostStart := a
 	if firstAt >= 0 {
 		u.set(Userinfo, a, firstAt)
@@ -353,19 +388,22 @@ loop:
 			u.hostType = RegName
 		}
 	}
-	for _, q := range br[:nbr] {
+	for _, q := range br {
 		if q != lb && q != rb {
 			w.fail(q, errChar, 0, numComponents)
 			break
 		}
 	}
-	return w.resume(u, end, p, ch)
 }
 
 // checkScheme checks scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
 // on src[a:b].
 func (w *walker) checkScheme(a, b int) {
 	src := w.src
+	switch s := src[a:b]; s { // the common schemes need no byte loop
+	case "http", "https", "file":
+		return
+	}
 	if a == b {
 		w.fail(a, errSchemeEmpty, 0, Scheme)
 		return
@@ -544,7 +582,7 @@ func checkIPv6(s string) (errCode, int) {
 // IPv4address = dec-octet "." dec-octet "." dec-octet "." dec-octet, where
 // dec-octet is 0-255 without leading zeros.
 func isIPv4(s string) bool {
-	if len(s) < 7 || len(s) > 15 {
+	if len(s) < 7 || len(s) > 15 || s[0]-'0' > 9 || s[len(s)-1]-'0' > 9 {
 		return false
 	}
 	for k := 0; k < 4; k++ {
