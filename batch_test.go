@@ -3,6 +3,7 @@ package uriscan
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"
@@ -27,7 +28,7 @@ func scanAll(t *testing.T, s *LineScanner) []string {
 			if s.ParseError() != nil {
 				t.Fatalf("line %d: Valid but ParseError = %v", s.Line(), s.ParseError())
 			}
-			out = append(out, rec+" => "+render(*s.URI(), nil))
+			out = append(out, rec+" => "+render(*s.URI(), nil)+extras(s.URI()))
 		} else {
 			out = append(out, rec+" => "+s.ParseError().Error())
 		}
@@ -55,10 +56,25 @@ func wantAll(input string) []string {
 		if err != nil {
 			out = append(out, l+" => "+err.Error())
 		} else {
-			out = append(out, l+" => "+render(u, nil))
+			out = append(out, l+" => "+render(u, nil)+extras(&u))
 		}
 	}
 	return out
+}
+
+// extras renders what render leaves out: the authority and every span.
+func extras(u *URI) string {
+	var b strings.Builder
+	b.WriteString(" authority=" + u.Authority())
+	for c := Scheme; c < numComponents; c++ {
+		if s, e, ok := u.Span(c); ok {
+			fmt.Fprintf(&b, " %v@%d-%d", c, s, e)
+		}
+	}
+	if p, ok := u.PortNumber(); ok {
+		fmt.Fprintf(&b, " port#%d", p)
+	}
+	return b.String()
 }
 
 func batchInputs() []string {

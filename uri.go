@@ -145,7 +145,7 @@ func (u *URI) Authority() string {
 	if u.Has(Port) {
 		end = u.spans[Port].end
 	}
-	return u.raw[start:end]
+	return u.raw[start-u.off : end-u.off]
 }
 
 // HostType returns which kind of host the authority holds.

@@ -35,7 +35,7 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 	}
 	// Flush before blocking on input, so that "tail -f log | uriscan
 	// validate" reports as it goes; on files this is once per read buffer.
-	e.sc.lines.beforeRead = e.flush
+	e.sc.beforeRead = e.flush
 	return e
 }
 

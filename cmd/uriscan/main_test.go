@@ -501,27 +501,23 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-func TestLineReader(t *testing.T) {
-	in := "a\r\n\nb\r\r\n" + strings.Repeat("x", 200000) + "\nlast\r"
-	want := []string{"a", "", "b\r", strings.Repeat("x", 200000), "last"}
+func TestRecordScannerLines(t *testing.T) {
+	in := "a\r\n\nb\r\r\n" + strings.Repeat("x", 300000) + "\nlast\r"
+	want := []string{"a", "", "b\r", strings.Repeat("x", 300000), "last"}
 	for _, r := range []io.Reader{strings.NewReader(in), iotest.OneByteReader(strings.NewReader(in)), iotest.DataErrReader(strings.NewReader(in))} {
-		var l lineReader
-		l.Reset(r)
+		var s recordScanner
+		s.Reset(r)
 		var got []string
-		for {
-			line, ok := l.Next()
-			if !ok {
-				break
-			}
-			got = append(got, string(line))
+		for s.Scan() {
+			got = append(got, string(s.Bytes()))
 		}
-		if l.Err() != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("%T: got %d lines, err %v", r, len(got), l.Err())
+		if s.Err() != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%T: got %d lines, err %v", r, len(got), s.Err())
 		}
 	}
-	var l lineReader
-	l.Reset(strings.NewReader(""))
-	if _, ok := l.Next(); ok {
+	var s recordScanner
+	s.Reset(strings.NewReader(""))
+	if s.Scan() {
 		t.Error("empty input gave a line")
 	}
 }
