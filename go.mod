@@ -3,3 +3,5 @@ module github.com/uriscan/uriscan
 go 1.26.0
 
 require golang.org/x/sys v0.50.0
+
+require github.com/klauspost/cpuid/v2 v2.4.2

@@ -77,6 +77,17 @@ line, and its position and reason go to standard error.`,
 		example: `printf '../g\n?y\n#s\n' | uriscan resolve --base 'http://a/b/c/d;p?q'`,
 		setup:   setupResolve,
 	},
+	{
+		name:     "cpu",
+		synopsis: "",
+		summary:  "report the CPU and the classification kernel in use",
+		doc: `Prints the CPU (brand, family, cores, cache sizes), the instruction set
+extensions uriscan can use, and the kernel it chose: avx512, avx2, neon or
+generic. GODEBUG=cpu.avx2=off or cpu.avx512f=off turns kernels off; the
+purego build tag builds without assembly.`,
+		example: `GODEBUG=cpu.avx512f=off uriscan cpu`,
+		setup:   setupCPU,
+	},
 }
 
 func lookup(name string) *command {

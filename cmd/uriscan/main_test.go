@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/uriscan/uriscan"
 )
 
 // cli runs the command in-process.
@@ -549,5 +551,15 @@ func TestSplitNoAllocs(t *testing.T) {
 	}
 	if allocs != 0 {
 		t.Errorf("%v allocations per run of %d lines", allocs, n/21)
+	}
+}
+
+func TestCPU(t *testing.T) {
+	code, out, _ := cli(t, "", "cpu")
+	if code != 0 || !strings.Contains(out, "\nkernel:      "+uriscan.Kernel()+"\n") || !strings.HasPrefix(out, "cpu:") {
+		t.Errorf("cpu: exit %d, output %q", code, out)
+	}
+	if code, _, errs := cli(t, "", "cpu", "x"); code != 2 || !strings.Contains(errs, "no arguments") {
+		t.Errorf("cpu x: exit %d, stderr %q", code, errs)
 	}
 }
