@@ -5,18 +5,38 @@ FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all test test-go test-purego vet fmt check-fmt generate check-generate bench bench-smoke fuzz fuzz-smoke demo clean
+.PHONY: all test test-go test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
+
+# The kernel dispatch should pick natively: avx512 > avx2 > generic.
+NATIVE_KERNEL := $(shell grep -qw avx512vbmi /proc/cpuinfo 2>/dev/null && grep -qw avx512bw /proc/cpuinfo && echo avx512 || (grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo avx2 || echo generic))
+KERNEL_TESTS := 'Kernel|Expected|LineScanner|Parse|Classify|Agree'
 
 all: test
 
-## test: everything CI checks: formatting, generated code, vet (amd64 and arm64), tests (default and purego)
-test: check-fmt check-generate vet test-go test-purego bench-smoke
+## test: everything CI checks: formatting, generated code, vet (amd64 and arm64),
+## tests with every kernel this CPU has, the GODEBUG and purego legs, arm64 under qemu
+test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 bench-smoke
 
+# Native: every kernel the CPU offers is tested against the scalar one in
+# each Kernel* test; URISCAN_EXPECT_KERNEL checks dispatch picked the best.
 test-go:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) run ./cmd/uriscan cpu
+	URISCAN_EXPECT_KERNEL=$(NATIVE_KERNEL) $(GO) test -count=1 $(PKGS)
 
+# Dispatch honours GODEBUG: each knob takes the kernels above it away.
+test-nosimd:
+ifeq ($(NATIVE_KERNEL),avx512)
+	GODEBUG=cpu.avx512f=off URISCAN_EXPECT_KERNEL=avx2 $(GO) test -count=1 -run $(KERNEL_TESTS) .
+endif
+	GODEBUG=cpu.avx2=off URISCAN_EXPECT_KERNEL=generic $(GO) test -count=1 -run $(KERNEL_TESTS) .
+
+# No assembly at all.
 test-purego:
-	$(GO) test -count=1 -short -tags purego,noasm $(PKGS)
+	URISCAN_EXPECT_KERNEL=generic $(GO) test -count=1 -short -tags purego,noasm $(PKGS)
+
+## test-arm64: the NEON kernel under qemu-aarch64-static (apt-get install qemu-user-static)
+test-arm64:
+	URISCAN_EXPECT_KERNEL=neon GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static $(PKGS)
 
 ## vet: go vet (asmdecl included) for both assembly architectures, default and purego
 vet:
@@ -46,12 +66,18 @@ check-generate:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count $(COUNT) -benchmem .
 
+## bench-kernels: per-kernel table (benchstat -col /impl)
+bench-kernels:
+	$(GO) test -run '^$$' -bench 'Classify|ScanLines' -benchtime $(BENCHTIME) -count $(COUNT) . | tee /tmp/uriscan-bench.txt
+	$(GO) run golang.org/x/perf/cmd/benchstat@latest -col /impl /tmp/uriscan-bench.txt
+
 bench-smoke:
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
 
-## fuzz: each fuzz target for FUZZTIME
+## fuzz: each fuzz target for FUZZTIME (FuzzKernels covers every kernel this CPU has)
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseVsOracle$$' -fuzztime $(FUZZTIME) ./fuzz
+	$(GO) test -run '^$$' -fuzz '^FuzzKernels$$' -fuzztime $(FUZZTIME) ./fuzz
 
 fuzz-smoke:
 	$(MAKE) fuzz FUZZTIME=20s
