@@ -102,15 +102,12 @@ func (w *walker) fail(off int, code errCode, arg int, comp Component) {
 	}
 }
 
-// eol reports whether the invalid byte at p ends the record in batch mode:
+// eolAt reports whether the invalid byte at p ends a record in batch mode:
 // a '\n', a '\r' before one, or a '\r' that ends the input (as
 // bufio.ScanLines drops it).
-func (w *walker) eol(p int) bool {
-	if !w.batch {
-		return false
-	}
-	c := w.src[p]
-	return c == '\n' || c == '\r' && (p+1 == len(w.src) || w.src[p+1] == '\n')
+func eolAt(src string, p int) bool {
+	c := src[p]
+	return c == '\n' || c == '\r' && (p+1 == len(src) || src[p+1] == '\n')
 }
 
 // walk parses the URI-reference starting at start into u. The reference
@@ -132,6 +129,7 @@ func (w *walker) eol(p int) bool {
 func (w *walker) walk(u *URI, start int) int {
 	src := w.src
 	n := len(src)
+	batch := w.batch
 	evs, base := w.bits, w.base // the cursor, in registers
 	var (
 		p, pend, pathStart, from, a, end int
@@ -163,16 +161,18 @@ func (w *walker) walk(u *URI, start int) int {
 		if ch == ':' {
 			break
 		}
-		if ch == '/' || ch == '?' || ch == '#' || w.eol(p) {
+		if ch == '/' || ch == '?' || ch == '#' || batch && eolAt(src, p) {
 			goto noScheme
 		}
 		if pend < 0 {
 			pend = p
 		}
 	}
-	w.checkScheme(start, p)
+	if sch := src[start:p]; sch != "https" && sch != "http" { // the common ones need no check
+		w.checkScheme(start, p)
+	}
 	u.set(Scheme, start, p)
-	if p+2 < n && src[p+1] == '/' && src[p+2] == '/' {
+	if p+2 < n && uint16(src[p+1])|uint16(src[p+2])<<8 == '/'|'/'<<8 {
 		// Drop the events of the "//": the next two, in this block or not.
 		for k := 0; k < 2; k++ {
 			if evs != 0 {
@@ -248,19 +248,29 @@ loop:
 		case '%':
 			w.checkPct(p)
 		default:
-			if w.eol(p) {
+			if batch && eolAt(src, p) {
 				break loop
 			}
 			w.fail(p, errChar, 0, numComponents)
 		}
 	}
 	end = p
-	w.closeAuthority(u, a, end, firstAt, secondAt, colon, colonAfterAt, br[:nbr])
+	if firstAt < 0 && colon < 0 && nbr == 0 {
+		// The common case, host only: reg-name, unless it is an IPv4address
+		// (first-match-wins, §3.2.2).
+		u.set(Host, a, end)
+		u.hostType = RegName
+		if end-a >= 7 && src[end-1]-'0' <= 9 && isIPv4(src[a:end]) {
+			u.hostType = IPv4
+		}
+	} else {
+		w.closeAuthority(u, a, end, firstAt, secondAt, colon, colonAfterAt, br[:nbr])
+	}
 	pathStart = end
 
 resume:
 	// The event (p, ch) ended the part before the path.
-	if p >= n || w.eol(p) {
+	if p >= n || batch && eolAt(src, p) {
 		u.set(Path, pathStart, p)
 		goto done
 	}
@@ -316,7 +326,7 @@ tail:
 		case '[', ']':
 			w.fail(p, errChar, 0, st)
 		default:
-			if w.eol(p) {
+			if batch && eolAt(src, p) {
 				u.set(st, from, p)
 				goto done
 			}
@@ -400,10 +410,6 @@ func (w *walker) closeAuthority(u *URI, a, end, firstAt, secondAt, colon, colonA
 // on src[a:b].
 func (w *walker) checkScheme(a, b int) {
 	src := w.src
-	switch s := src[a:b]; s { // the common schemes need no byte loop
-	case "http", "https", "file":
-		return
-	}
 	if a == b {
 		w.fail(a, errSchemeEmpty, 0, Scheme)
 		return
