@@ -1,5 +1,7 @@
 package uriscan
 
+import "unsafe"
+
 // kernelID names a stage-1 classification kernel.
 type kernelID uint8
 
@@ -31,6 +33,17 @@ func useKernel(k kernelID) (restore func()) {
 	old := activeKernel
 	activeKernel = k
 	return func() { activeKernel = old }
+}
+
+// pageSize is the smallest page size of the platforms with kernels; a
+// larger real page only makes blockInPage more conservative.
+const pageSize = 4096
+
+// blockInPage reports whether the 64 bytes at p lie in one page, so a
+// kernel may read a whole block there even if the input ends sooner: the
+// read cannot fault, and the bits past the input are dropped.
+func blockInPage(p *byte) bool {
+	return uintptr(unsafe.Pointer(p))&(pageSize-1) <= pageSize-blockSize
 }
 
 // kernelAgrees runs a SIMD kernel over a fixed set of inputs (every byte

@@ -25,6 +25,10 @@ type nibbleLUT struct {
 	hi  [16]uint8
 	lo2 [16]uint8
 	hi2 [16]uint8
+	// Byte constants the AVX2 kernel broadcasts: the low-nibble mask, the
+	// bias that moves x&0xF0 != 0 into bit 7, '\n', and the bias that moves
+	// x2 != 0 into bit 7.
+	nib, bias, nl, bias2 uint8
 }
 
 // nibbleRects are the eight rectangles: high nibbles, low nibbles.
@@ -47,6 +51,7 @@ var tailRects = [3]struct{ hi, lo string }{
 }
 
 var kernelNibbles = func() (t nibbleLUT) {
+	t.nib, t.bias, t.nl, t.bias2 = 0x0f, 0x70, '\n', 0x7f
 	for bit, r := range nibbleRects {
 		for _, h := range r.hi {
 			t.hi[hexVal(byte(h))] |= 1 << bit

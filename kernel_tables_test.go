@@ -30,3 +30,11 @@ func TestClass128RebuildsClasses(t *testing.T) {
 		}
 	}
 }
+
+func TestNibbleConstants(t *testing.T) {
+	c := kernelNibbles
+	if c.nib != 0x0f || c.nl != '\n' || 0xF0+int(c.bias) < 0x80 || 0x10+int(c.bias) < 0x80 || 0x0f+int(c.bias) >= 0x80 ||
+		1+int(c.bias2) < 0x80 || int(c.bias2) >= 0x80 {
+		t.Errorf("AVX2 constants %+v do not move the class bits into bit 7", c)
+	}
+}

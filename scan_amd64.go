@@ -74,12 +74,19 @@ func classifyAVX2Blocks(dst []blockMasks, src []byte) {
 }
 
 // classifyTail classifies a short last block (0 < len(tail) < 64) with the
-// AVX2 kernel: it copies the tail into a zeroed 64-byte buffer, so the
-// kernel never reads past the input, then clears the bits of the padding.
+// AVX2 kernel, then clears the bits past the tail. When the 64 bytes from
+// the tail's start lie in one page, the kernel reads them in place (as
+// internal/bytealg does: the bytes past the tail are readable and their
+// bits are dropped); otherwise it copies the tail into a zeroed buffer,
+// so nothing past the input is ever read across a page boundary.
 func classifyTail(dst *blockMasks, tail []byte) {
-	var buf [blockSize]byte
-	copy(buf[:], tail)
-	classifyAVX2(dst, &buf[0], 1, &kernelNibbles)
+	if p := unsafe.SliceData(tail); blockInPage(p) {
+		classifyAVX2(dst, p, 1, &kernelNibbles)
+	} else {
+		var buf [blockSize]byte
+		copy(buf[:], tail)
+		classifyAVX2(dst, &buf[0], 1, &kernelNibbles)
+	}
 	keep := uint64(1)<<len(tail) - 1
 	dst.invalid &= keep
 	dst.structural &= keep

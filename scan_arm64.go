@@ -49,13 +49,17 @@ func classifyNEONBlocks(dst []blockMasks, src []byte) {
 }
 
 // classifyTailNEON classifies a short last block (0 < len(tail) < 64)
-// with the NEON kernel: it copies the tail into a zeroed 64-byte buffer,
-// so the kernel never reads past the input, then clears the bits of the
-// padding.
+// with the NEON kernel, in place when the 64 bytes from its start lie in
+// one page (see blockInPage), else from a zeroed copy; then it clears the
+// bits past the tail.
 func classifyTailNEON(dst *blockMasks, tail []byte) {
-	var buf [blockSize]byte
-	copy(buf[:], tail)
-	classifyNEON(dst, &buf[0], 1, &kernelNibbles)
+	if p := unsafe.SliceData(tail); blockInPage(p) {
+		classifyNEON(dst, p, 1, &kernelNibbles) // in place: see blockInPage
+	} else {
+		var buf [blockSize]byte
+		copy(buf[:], tail)
+		classifyNEON(dst, &buf[0], 1, &kernelNibbles)
+	}
 	keep := uint64(1)<<len(tail) - 1
 	dst.invalid &= keep
 	dst.structural &= keep
