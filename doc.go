@@ -17,13 +17,35 @@
 // # How
 //
 // Scanning runs in two stages (see DESIGN.md). A kernel classifies the
-// input 64 bytes at a time into three bit masks: invalid bytes (which never
-// appear in a URI), structural bytes (the gen-delims and "%"), and
-// newlines. The walk then visits only the set bits, reading the byte at
-// each to learn which delimiter it is, and checks the few short ranges
-// that need more than a byte class (scheme, port, IP literals, the two
-// hex digits after "%"). The scalar kernel in scan_generic.go is the
-// reference that every SIMD kernel must equal.
+// input 64 bytes at a time into bit masks: invalid bytes (which never
+// appear in a URI), structural bytes (the gen-delims and "%"), newlines,
+// and the structural bytes that still matter after the authority
+// ("?", "#", "%", "[", "]"). The walk then visits only the set bits,
+// reading the byte at each to learn which delimiter it is, and checks the
+// few short ranges that need more than a byte class (scheme, port, IP
+// literals, the two hex digits after "%"). The scalar kernel in
+// scan_generic.go is the reference that every SIMD kernel must equal.
+//
+// LineScanner is the batch form: a buffer or stream of newline-separated
+// references is classified once, window by window, and the walk takes the
+// records from the masks, with no per-line kernel call or allocation.
+//
+// # CPUs, build tags and GODEBUG
+//
+// On amd64 the AVX-512 kernel (F, BW and VBMI) or the AVX2 kernel runs, on
+// arm64 the NEON kernel, elsewhere the scalar one; Kernel reports which.
+// The choice is made once at start-up from golang.org/x/sys/cpu, which
+// honours GODEBUG=cpu.avx512f=off and cpu.avx2=off (the latter turns off
+// both amd64 kernels); a SIMD kernel that does not match the scalar one on
+// a start-up self-check is never used. The purego build tag compiles no
+// assembly at all.
+//
+// # Aliasing
+//
+// A URI holds offsets, not copies: one from Parse refers to the caller's
+// slice, one from ParseString to the string, one from a LineScanner to the
+// scanner's buffer (valid until the next Scan). Errors copy what they
+// quote.
 //
 // # Errors
 //
