@@ -5,6 +5,8 @@ FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
+
+.PHONY: test-bench-module
 .PHONY: all test test-go test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
 
 # The kernel dispatch should pick natively: avx512 > avx2 > generic.
@@ -15,7 +17,7 @@ all: test
 
 ## test: everything CI checks: formatting, generated code, vet (amd64 and arm64),
 ## tests with every kernel this CPU has, the GODEBUG and purego legs, arm64 under qemu
-test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 bench-smoke
+test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 bench-smoke test-bench-module
 
 # Native: every kernel the CPU offers is tested against the scalar one in
 # each Kernel* test; URISCAN_EXPECT_KERNEL checks dispatch picked the best.
@@ -73,6 +75,12 @@ bench-kernels:
 
 bench-smoke:
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
+
+# The peer comparison module (bench/): vet and one pass of every benchmark,
+# with the uriparser (cgo) peers when liburiparser-dev is installed.
+BENCH_TAGS := $(shell test -e /usr/include/uriparser/Uri.h && echo uriparser)
+test-bench-module:
+	cd bench && $(GO) vet -tags '$(BENCH_TAGS)' ./... && $(GO) test -tags '$(BENCH_TAGS)' -count=1 -run . -bench . -benchtime 1x ./...
 
 ## fuzz: each fuzz target for FUZZTIME (FuzzKernels covers every kernel this CPU has)
 fuzz:

@@ -46,6 +46,16 @@ func blockInPage(p *byte) bool {
 	return uintptr(unsafe.Pointer(p))&(pageSize-1) <= pageSize-blockSize
 }
 
+// keep clears the bits of the bytes from n on (0 < n < 64): the padding
+// after a short last block.
+func (m *blockMasks) keep(n int) {
+	k := uint64(1)<<n - 1
+	m.invalid &= k
+	m.structural &= k
+	m.newline &= k
+	m.tail &= k
+}
+
 // kernelAgrees runs a SIMD kernel over a fixed set of inputs (every byte
 // value in every lane position of a block, and every length up to two
 // blocks and a bit) and reports whether it wrote exactly what

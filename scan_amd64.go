@@ -87,11 +87,7 @@ func classifyTail(dst *blockMasks, tail []byte) {
 		copy(buf[:], tail)
 		classifyAVX2(dst, &buf[0], 1, &kernelNibbles)
 	}
-	keep := uint64(1)<<len(tail) - 1
-	dst.invalid &= keep
-	dst.structural &= keep
-	dst.newline &= keep
-	dst.tail &= keep
+	dst.keep(len(tail))
 }
 
 // classifyAVX2 writes the masks of nblocks whole 64-byte blocks at src to

@@ -60,11 +60,7 @@ func classifyTailNEON(dst *blockMasks, tail []byte) {
 		copy(buf[:], tail)
 		classifyNEON(dst, &buf[0], 1, &kernelNibbles)
 	}
-	keep := uint64(1)<<len(tail) - 1
-	dst.invalid &= keep
-	dst.structural &= keep
-	dst.newline &= keep
-	dst.tail &= keep
+	dst.keep(len(tail))
 }
 
 // classifyNEON writes the masks of nblocks whole 64-byte blocks at src to
