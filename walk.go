@@ -10,7 +10,7 @@ import (
 )
 
 // winBlocks is how many blocks the cursor classifies per kernel call: 512
-// bytes, so a window of masks (192 bytes) and its input stay in L1.
+// bytes, so a window of masks (256 bytes) and its input stay in L1.
 const winBlocks = 8
 
 // cursor yields, in increasing order, the offsets of the bytes the walk
@@ -46,10 +46,10 @@ func (c *cursor) events(m *blockMasks) uint64 {
 // after every event before it has been popped.
 func (c *cursor) toFull(next int) {
 	c.selS, c.selT = ^uint64(0), 0
-	if c.nblk > 0 {
-		if k := uint(next - c.base); k < blockSize {
-			c.bits = c.events(&c.m[c.blk]) >> k << k
-		}
+	if k := uint(next - c.base); c.nblk > 0 && k < blockSize {
+		c.bits = c.events(&c.m[c.blk]) >> k << k
+	} else {
+		c.bits = 0 // next is in a block not loaded yet
 	}
 }
 
@@ -62,6 +62,7 @@ func (c *cursor) popSlow() int {
 			c.base += blockSize
 		} else {
 			if c.next >= len(c.src) {
+				c.bits = 0
 				return len(c.src)
 			}
 			c.fill()
