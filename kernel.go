@@ -54,6 +54,7 @@ func (m *blockMasks) keep(n int) {
 	m.structural &= k
 	m.newline &= k
 	m.tail &= k
+	m.delim &= k
 }
 
 // kernelAgrees runs a SIMD kernel over a fixed set of inputs (every byte

@@ -23,12 +23,12 @@ func init() {
 		defer useKernel(byName(name))()
 		f()
 	}
-	kerneltest.Masks = func(name string, src []byte) [][4]uint64 {
+	kerneltest.Masks = func(name string, src []byte) [][5]uint64 {
 		dst := make([]blockMasks, (len(src)+blockSize-1)/blockSize)
 		kerneltest.With(name, func() { classifyBlocks(dst, src) })
-		out := make([][4]uint64, len(dst))
+		out := make([][5]uint64, len(dst))
 		for i, m := range dst {
-			out[i] = [4]uint64{m.invalid, m.structural, m.newline, m.tail}
+			out[i] = [5]uint64{m.invalid, m.structural, m.newline, m.tail, m.delim}
 		}
 		return out
 	}

@@ -18,17 +18,19 @@ package uriscan
 // nibbles 0, 1 and 8-15 have no bits, so controls and bytes >= 0x80 come
 // out invalid without a separate range check.
 //
-// A second pair (lo2, hi2) finds the tail bytes ? # % [ ] the same way:
-// tail = lo2[c&15] & hi2[c>>4] != 0.
+// A second pair (lo2, hi2) finds the tail bytes ? # % [ ] and the delim
+// bytes / ? # the same way: with x2 = lo2[c&15] & hi2[c>>4],
+// tail = x2&0x0F != 0 and delim = x2&0x15 != 0.
 type nibbleLUT struct {
 	lo  [16]uint8
 	hi  [16]uint8
 	lo2 [16]uint8
 	hi2 [16]uint8
-	// Byte constants the AVX2 kernel broadcasts: the low-nibble mask, the
-	// bias that moves x&0xF0 != 0 into bit 7, '\n', and the bias that moves
-	// x2 != 0 into bit 7.
-	nib, bias, nl, bias2 uint8
+	// Byte constants the AVX2 kernel broadcasts: the low-nibble mask (also
+	// the tail bits of x2), the bias that moves x&0xF0 != 0 into bit 7,
+	// '\n', the bias that moves a nonzero byte into bit 7, and the delim
+	// bits of x2.
+	nib, bias, nl, bias2, delim uint8
 }
 
 // nibbleRects are the eight rectangles: high nibbles, low nibbles.
@@ -43,15 +45,23 @@ var nibbleRects = [8]struct{ hi, lo string }{
 	{"5", "BD"},               // [ ]
 }
 
-// tailRects are the rectangles of the tail bytes.
-var tailRects = [3]struct{ hi, lo string }{
-	{"2", "35"}, // # %
-	{"3", "F"},  // ?
-	{"5", "BD"}, // [ ]
+// tailRects are the rectangles of the second lookup: bits 0-3 are the
+// tail bytes, bits 0, 2 and 4 the delim bytes.
+var tailRects = [5]struct{ hi, lo string }{
+	{"2", "3"},  // #   tail, delim
+	{"2", "5"},  // %   tail
+	{"3", "F"},  // ?   tail, delim
+	{"5", "BD"}, // [ ] tail
+	{"2", "F"},  // /   delim
 }
 
+const (
+	tailBits2  = 0x0F
+	delimBits2 = 0x15
+)
+
 var kernelNibbles = func() (t nibbleLUT) {
-	t.nib, t.bias, t.nl, t.bias2 = 0x0f, 0x70, '\n', 0x7f
+	t.nib, t.bias, t.nl, t.bias2, t.delim = tailBits2, 0x70, '\n', 0x7f, delimBits2
 	for bit, r := range nibbleRects {
 		for _, h := range r.hi {
 			t.hi[hexVal(byte(h))] |= 1 << bit
@@ -80,7 +90,7 @@ func hexVal(c byte) byte {
 
 // kernelClass128 is the class of each byte below 0x80 for the AVX-512
 // VPERMI2B kernel, in kernelBits form (1 invalid, 2 structural, 4
-// newline, 8 tail). Bytes >= 0x80 are invalid; the kernel takes them from the
+// newline, 8 tail, 16 delim). Bytes >= 0x80 are invalid; the kernel takes them from the
 // sign bit, since VPERMI2B ignores bit 7 of the index.
 var kernelClass128 = func() (t [128]uint8) {
 	copy(t[:], kernelBits[:128])

@@ -13,8 +13,11 @@ func TestNibbleLUTRebuildsClasses(t *testing.T) {
 			t.Errorf("byte %#02x: nibble LUT structural=%v, class table says %v", c, got, want&2 != 0)
 		}
 		x2 := kernelNibbles.lo2[c&15] & kernelNibbles.hi2[c>>4]
-		if got := x2 != 0; got != (want&8 != 0) {
+		if got := x2&tailBits2 != 0; got != (want&8 != 0) {
 			t.Errorf("byte %#02x: nibble LUT tail=%v, class table says %v", c, got, want&8 != 0)
+		}
+		if got := x2&delimBits2 != 0; got != (want&16 != 0) {
+			t.Errorf("byte %#02x: nibble LUT delim=%v, class table says %v", c, got, want&16 != 0)
 		}
 	}
 }
@@ -33,7 +36,7 @@ func TestClass128RebuildsClasses(t *testing.T) {
 
 func TestNibbleConstants(t *testing.T) {
 	c := kernelNibbles
-	if c.nib != 0x0f || c.nl != '\n' || 0xF0+int(c.bias) < 0x80 || 0x10+int(c.bias) < 0x80 || 0x0f+int(c.bias) >= 0x80 ||
+	if c.nib != 0x0f || c.nl != '\n' || c.delim != delimBits2 || 0xF0+int(c.bias) < 0x80 || 0x10+int(c.bias) < 0x80 || 0x0f+int(c.bias) >= 0x80 ||
 		1+int(c.bias2) < 0x80 || int(c.bias2) >= 0x80 {
 		t.Errorf("AVX2 constants %+v do not move the class bits into bit 7", c)
 	}

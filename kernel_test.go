@@ -28,7 +28,7 @@ func checkMasks(t *testing.T, src []byte) {
 	t.Helper()
 	nb := (len(src) + blockSize - 1) / blockSize
 	got := make([]blockMasks, nb+1)
-	canary := blockMasks{0xdead, 0xbeef, 0xf00d, 0xcafe}
+	canary := blockMasks{0xdead, 0xbeef, 0xf00d, 0xcafe, 0xface}
 	got[nb] = canary
 	classifyBlocks(got[:nb], src)
 	want := make([]blockMasks, nb)
@@ -36,12 +36,13 @@ func checkMasks(t *testing.T, src []byte) {
 	for i := range want {
 		if got[i] != want[i] {
 			blk := src[i*blockSize : min(len(src), (i+1)*blockSize)]
-			t.Fatalf("%s: len %d block %d differs\ninput      %q\ninvalid    got %s\n           want %s\nstructural got %s\n           want %s\nnewline    got %s\n           want %s\ntail       got %s\n           want %s",
+			t.Fatalf("%s: len %d block %d differs\ninput      %q\ninvalid    got %s\n           want %s\nstructural got %s\n           want %s\nnewline    got %s\n           want %s\ntail       got %s\n           want %s\ndelim      got %s\n           want %s",
 				Kernel(), len(src), i, blk,
 				bitString(got[i].invalid), bitString(want[i].invalid),
 				bitString(got[i].structural), bitString(want[i].structural),
 				bitString(got[i].newline), bitString(want[i].newline),
-				bitString(got[i].tail), bitString(want[i].tail))
+				bitString(got[i].tail), bitString(want[i].tail),
+				bitString(got[i].delim), bitString(want[i].delim))
 		}
 	}
 	if got[nb] != canary {

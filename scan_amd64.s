@@ -9,10 +9,12 @@
 // Two-nibble lookup (see nibbleLUT in kernel_tables.go), 32 bytes per
 // register, two registers per 64-byte block:
 //	x          = lut.lo[c & 15] & lut.hi[c >> 4]
-//	invalid    = x == 0
+//	invalid    = x == 0: bit 7 of x +sat 0x7F is clear
 //	structural = bit 7 of x +sat 0x70 (set iff x & 0xF0 != 0)
 //	newline    = c == '\n'
-//	tail       = bit 7 of (lut.lo2[c & 15] & lut.hi2[c >> 4]) +sat 0x7F
+//	x2         = lut.lo2[c & 15] & lut.hi2[c >> 4]
+//	tail       = bit 7 of (x2 & 0x0F) +sat 0x7F
+//	delim      = bit 7 of (x2 & 0x15) +sat 0x7F
 //
 // Register map:
 //	DI  dst (advances by blockMasks__size)
@@ -21,7 +23,7 @@
 //	AX  lut; then scratch for masks with R8
 //	Y15 lut.lo in both lanes    Y14 lut.hi in both lanes
 //	Y13 0x0F bytes              Y12 0x70 bytes
-//	Y11 '\n' bytes              Y10 zero
+//	Y11 '\n' bytes              Y10 0x15 bytes
 //	Y9  lut.lo2                 Y8  lut.hi2
 //	Y7  0x7F bytes
 //	Y0-Y1 input, Y2-Y6 scratch
@@ -39,7 +41,7 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTB   nibbleLUT_bias(AX), Y12
 	VPBROADCASTB   nibbleLUT_nl(AX), Y11
 	VPBROADCASTB   nibbleLUT_bias2(AX), Y7
-	VPXOR          Y10, Y10, Y10
+	VPBROADCASTB   nibbleLUT_delim(AX), Y10
 
 loop:
 	VMOVDQU (SI), Y0
@@ -62,20 +64,35 @@ loop:
 	VPAND  Y13, Y2, Y2
 	VPAND  Y13, Y3, Y3
 
-	// tail: lo2[low nibble] & hi2[high nibble] != 0
-	VPSHUFB   Y0, Y9, Y4
-	VPSHUFB   Y1, Y9, Y5
-	VPSHUFB   Y2, Y8, Y6
-	VPAND     Y6, Y4, Y4
-	VPSHUFB   Y3, Y8, Y6
-	VPAND     Y6, Y5, Y5
-	VPADDUSB  Y7, Y4, Y4
-	VPADDUSB  Y7, Y5, Y5
-	VPMOVMSKB Y4, AX
-	VPMOVMSKB Y5, R8
+	// x2 = lo2[low nibble] & hi2[high nibble], in Y4 and Y5
+	VPSHUFB Y0, Y9, Y4
+	VPSHUFB Y1, Y9, Y5
+	VPSHUFB Y2, Y8, Y6
+	VPAND   Y6, Y4, Y4
+	VPSHUFB Y3, Y8, Y6
+	VPAND   Y6, Y5, Y5
+
+	// tail: x2 & 0x0F != 0
+	VPAND     Y13, Y4, Y6
+	VPADDUSB  Y7, Y6, Y6
+	VPMOVMSKB Y6, AX
+	VPAND     Y13, Y5, Y6
+	VPADDUSB  Y7, Y6, Y6
+	VPMOVMSKB Y6, R8
 	SHLQ      $32, R8
 	ORQ       R8, AX
 	MOVQ      AX, blockMasks_tail(DI)
+
+	// delim: x2 & 0x15 != 0
+	VPAND     Y10, Y4, Y4
+	VPADDUSB  Y7, Y4, Y4
+	VPMOVMSKB Y4, AX
+	VPAND     Y10, Y5, Y5
+	VPADDUSB  Y7, Y5, Y5
+	VPMOVMSKB Y5, R8
+	SHLQ      $32, R8
+	ORQ       R8, AX
+	MOVQ      AX, blockMasks_delim(DI)
 
 	// x = lo[low nibble] & hi[high nibble]
 	VPSHUFB Y0, Y15, Y0
@@ -85,13 +102,14 @@ loop:
 	VPAND   Y2, Y0, Y0
 	VPAND   Y3, Y1, Y1
 
-	// invalid: x == 0
-	VPCMPEQB  Y10, Y0, Y4
-	VPCMPEQB  Y10, Y1, Y5
+	// invalid: x == 0, the complement of bit 7 of x + 0x7F (saturating)
+	VPADDUSB  Y7, Y0, Y4
+	VPADDUSB  Y7, Y1, Y5
 	VPMOVMSKB Y4, AX
 	VPMOVMSKB Y5, R8
 	SHLQ      $32, R8
 	ORQ       R8, AX
+	NOTQ      AX
 	MOVQ      AX, blockMasks_invalid(DI)
 
 	// structural: x & 0xF0 != 0, read from bit 7 of x + 0x70 (saturating)

@@ -9,10 +9,12 @@
 // Two-nibble lookup (see nibbleLUT in kernel_tables.go), 16 bytes per
 // register, four registers per 64-byte block:
 //	x          = lut.lo[c & 15] & lut.hi[c >> 4]     (VTBL, VTBL, VAND)
-//	invalid    = x == 0                              (VCMEQ with zero)
+//	invalid    = x == 0                   (VCMTST x, x; the mask is inverted)
 //	structural = x & 0xF0 != 0                       (VCMTST with 0xF0)
 //	newline    = c == '\n'                           (VCMEQ with 0x0A)
-//	tail       = lut.lo2[c & 15] & lut.hi2[c >> 4] != 0 (VTBL, VTBL, VAND, VCMTST)
+//	x2         = lut.lo2[c & 15] & lut.hi2[c >> 4]   (VTBL, VTBL, VAND)
+//	tail       = x2 & 0x0F != 0                      (VCMTST with 0x0F)
+//	delim      = x2 & 0x15 != 0                      (VCMTST with 0x15)
 //
 // NEON has no movemask. Each compare result (0x00 or 0xFF per byte) is
 // ANDed with the bit weights 1, 2, 4, ..., 128 (byte i keeps bit i%8),
@@ -20,21 +22,23 @@
 // one byte, in order: 64 bytes -> 32 -> 16 -> 8, so byte k of the result
 // is bits 8k..8k+7 of the mask, as in internal/bytealg/indexbyte_arm64.s.
 // The last round pairs the masks: invalid and structural in V20, newline
-// and tail in V22.
+// and tail in V22, delim in V21. The delim mask is reduced as soon as it
+// is computed, to free its registers.
 //
 // Register map:
 //	R0  dst (advances by blockMasks__size)
 //	R1  src (advances by 64, post-increment load)
 //	R2  blocks left
-//	R3  lut; then R3-R6 the four masks of a block
+//	R3  lut; then R3-R7 the five masks of a block
 //	V31 lut.lo              V30 lut.hi
 //	V29 0x0F bytes          V28 0xF0 bytes
 //	V27 '\n' bytes          V26 bit weights 0x01..0x80 repeated
-//	V25 zero                V24 lut.lo2        V23 lut.hi2
+//	V25 0x15 bytes (set each block), then the delim sums
+//	V24 lut.lo2             V23 lut.hi2
 //	V0-V3   input
 //	V4-V7   high nibbles, then hi[...], then x, then structural compares
-//	V8-V11  low nibbles, then lo[...], then invalid compares
-//	V12-V15 tail compares
+//	V8-V11  low nibbles, then lo[...], then valid compares
+//	V12-V15 x2, then tail compares
 //	V16-V19 newline compares
 //	V20-V22 scratch, then pairwise sums (V9 too)
 TEXT ·classifyNEON(SB), NOSPLIT, $0-32
@@ -52,10 +56,10 @@ TEXT ·classifyNEON(SB), NOSPLIT, $0-32
 	VMOVI $0x0a, V27.B16
 	MOVD  $0x8040201008040201, R4
 	VMOV  R4, V26.D2
-	VEOR  V25.B16, V25.B16, V25.B16
 
 loop:
 	VLD1.P 64(R1), [V0.B16, V1.B16, V2.B16, V3.B16]
+	VMOVI  $0x15, V25.B16
 
 	// Nibbles: a byte-lane shift needs no mask for the high nibble.
 	VUSHR $4, V0.B16, V4.B16
@@ -67,23 +71,38 @@ loop:
 	VAND  V29.B16, V2.B16, V10.B16
 	VAND  V29.B16, V3.B16, V11.B16
 
-	// tail: lo2[low nibble] & hi2[high nibble] != 0
-	VTBL   V8.B16, [V24.B16], V12.B16
-	VTBL   V4.B16, [V23.B16], V20.B16
-	VAND   V20.B16, V12.B16, V12.B16
-	VTBL   V9.B16, [V24.B16], V13.B16
-	VTBL   V5.B16, [V23.B16], V21.B16
-	VAND   V21.B16, V13.B16, V13.B16
-	VTBL   V10.B16, [V24.B16], V14.B16
-	VTBL   V6.B16, [V23.B16], V22.B16
-	VAND   V22.B16, V14.B16, V14.B16
-	VTBL   V11.B16, [V24.B16], V15.B16
-	VTBL   V7.B16, [V23.B16], V20.B16
-	VAND   V20.B16, V15.B16, V15.B16
-	VCMTST V12.B16, V12.B16, V12.B16
-	VCMTST V13.B16, V13.B16, V13.B16
-	VCMTST V14.B16, V14.B16, V14.B16
-	VCMTST V15.B16, V15.B16, V15.B16
+	// x2 = lo2[low nibble] & hi2[high nibble]
+	VTBL V8.B16, [V24.B16], V12.B16
+	VTBL V4.B16, [V23.B16], V20.B16
+	VAND V20.B16, V12.B16, V12.B16
+	VTBL V9.B16, [V24.B16], V13.B16
+	VTBL V5.B16, [V23.B16], V21.B16
+	VAND V21.B16, V13.B16, V13.B16
+	VTBL V10.B16, [V24.B16], V14.B16
+	VTBL V6.B16, [V23.B16], V22.B16
+	VAND V22.B16, V14.B16, V14.B16
+	VTBL V11.B16, [V24.B16], V15.B16
+	VTBL V7.B16, [V23.B16], V20.B16
+	VAND V20.B16, V15.B16, V15.B16
+
+	// delim: x2 & 0x15 != 0, weighted and summed 64 -> 16 bytes into V25
+	VCMTST V25.B16, V12.B16, V20.B16
+	VCMTST V25.B16, V13.B16, V21.B16
+	VAND   V26.B16, V20.B16, V20.B16
+	VAND   V26.B16, V21.B16, V21.B16
+	VADDP  V21.B16, V20.B16, V20.B16
+	VCMTST V25.B16, V14.B16, V21.B16
+	VCMTST V25.B16, V15.B16, V22.B16
+	VAND   V26.B16, V21.B16, V21.B16
+	VAND   V26.B16, V22.B16, V22.B16
+	VADDP  V22.B16, V21.B16, V21.B16
+	VADDP  V21.B16, V20.B16, V25.B16
+
+	// tail: x2 & 0x0F != 0
+	VCMTST V29.B16, V12.B16, V12.B16
+	VCMTST V29.B16, V13.B16, V13.B16
+	VCMTST V29.B16, V14.B16, V14.B16
+	VCMTST V29.B16, V15.B16, V15.B16
 
 	// newline: c == '\n'
 	VCMEQ V27.B16, V0.B16, V16.B16
@@ -105,11 +124,11 @@ loop:
 	VAND V10.B16, V6.B16, V6.B16
 	VAND V11.B16, V7.B16, V7.B16
 
-	// invalid: x == 0
-	VCMEQ V25.B16, V4.B16, V8.B16
-	VCMEQ V25.B16, V5.B16, V9.B16
-	VCMEQ V25.B16, V6.B16, V10.B16
-	VCMEQ V25.B16, V7.B16, V11.B16
+	// valid: x != 0 (inverted to invalid after the reduction)
+	VCMTST V4.B16, V4.B16, V8.B16
+	VCMTST V5.B16, V5.B16, V9.B16
+	VCMTST V6.B16, V6.B16, V10.B16
+	VCMTST V7.B16, V7.B16, V11.B16
 
 	// structural: x & 0xF0 != 0 (in place: x is not needed any more)
 	VCMTST V28.B16, V4.B16, V4.B16
@@ -151,18 +170,23 @@ loop:
 	VADDP V18.B16, V16.B16, V22.B16 // newline
 	VADDP V14.B16, V12.B16, V9.B16  // tail
 
-	// 16 -> 8 bytes: V20 = invalid | structural<<64, V22 = newline | tail<<64
+	// 16 -> 8 bytes: V20 = valid | structural<<64,
+	// V22 = newline | tail<<64, V21 = delim
 	VADDP V21.B16, V20.B16, V20.B16
 	VADDP V9.B16, V22.B16, V22.B16
+	VADDP V25.B16, V25.B16, V21.B16
 
 	VMOV V20.D[0], R3
 	VMOV V20.D[1], R4
 	VMOV V22.D[0], R5
 	VMOV V22.D[1], R6
+	VMOV V21.D[0], R7
+	MVN  R3, R3
 	MOVD R3, blockMasks_invalid(R0)
 	MOVD R4, blockMasks_structural(R0)
 	MOVD R5, blockMasks_newline(R0)
 	MOVD R6, blockMasks_tail(R0)
+	MOVD R7, blockMasks_delim(R0)
 
 	ADD  $blockMasks__size, R0
 	SUBS $1, R2

@@ -8,7 +8,7 @@
 //
 // One 64-byte register per block. VPERMI2B looks every byte up in the
 // 128-entry class table (kernelClass128: 1 invalid, 2 structural,
-// 4 newline, 8 tail) held in two registers. It ignores bit 7 of the index, so a
+// 4 newline, 8 tail, 16 delim) held in two registers. It ignores bit 7 of the index, so a
 // byte >= 0x80 gets the class of byte&0x7f: its sign bit (VPMOVB2M) makes
 // it invalid and masks it out of the structural and newline tests. The last
 // partial block is read with a zeroing masked load, which neither reads
@@ -20,8 +20,9 @@
 //	CX  bytes left
 //	Z30 class[0:64]   Z31 class[64:128]
 //	Z29 0x01 bytes    Z28 0x02 bytes    Z27 0x04 bytes    Z26 0x08 bytes
+//	Z25 0x10 bytes
 //	Z0  input, then classes
-//	K1  sign bits  K2 invalid  K3 structural  K4 newline  K7 tail
+//	K1  sign bits  K2 invalid  K3 structural  K4 newline, then delim  K7 tail
 //	K5  tail lanes K6 lanes below 0x80 (in the tail: and inside the input)
 TEXT ·classifyAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -39,6 +40,8 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-32
 	VPBROADCASTD AX, Z27
 	MOVL         $0x08080808, AX
 	VPBROADCASTD AX, Z26
+	MOVL         $0x10101010, AX
+	VPBROADCASTD AX, Z25
 
 	CMPQ CX, $64
 	JB   tail
@@ -61,6 +64,9 @@ loop:
 	MOVQ     R8, blockMasks_structural(DI)
 	MOVQ     R9, blockMasks_newline(DI)
 	MOVQ     R10, blockMasks_tail(DI)
+	VPTESTMB Z25, Z0, K6, K4
+	KMOVQ    K4, R11
+	MOVQ     R11, blockMasks_delim(DI)
 
 	ADDQ $64, SI
 	ADDQ $blockMasks__size, DI
@@ -95,6 +101,9 @@ tail:
 	MOVQ       R8, blockMasks_structural(DI)
 	MOVQ       R9, blockMasks_newline(DI)
 	MOVQ       R10, blockMasks_tail(DI)
+	VPTESTMB   Z25, Z0, K6, K4
+	KMOVQ      K4, R11
+	MOVQ       R11, blockMasks_delim(DI)
 
 done:
 	VZEROUPPER

@@ -12,16 +12,19 @@ type blockMasks struct {
 	structural uint64 // classify.Structural: gen-delims and '%'
 	newline    uint64 // classify.Newline: '\n'
 	tail       uint64 // the structural bytes that matter after the authority: ? # % [ ]
+	delim      uint64 // the bytes that end an authority or a path: / ? #
 }
 
 // kernelBits packs, per byte value, the mask bits the kernels produce:
-// bit 0 invalid, bit 1 structural, bit 2 newline, bit 3 tail. It is
-// derived from classify.Table so the scalar kernel cannot drift from it.
+// bit 0 invalid, bit 1 structural, bit 2 newline, bit 3 tail, bit 4
+// delim. It is derived from classify.Table so the scalar kernel cannot
+// drift from it.
 //
 // The tail mask exists for speed: in a path, query or fragment the
 // gen-delims '/', ':' and '@' are ordinary bytes, and paths are mostly
 // '/'. Walking the tail over tail|invalid instead of structural|invalid
-// skips them all without a branch each.
+// skips them all without a branch each. The delim mask lets the batch
+// scanner find where an authority ends with one bit scan.
 var kernelBits = func() (t [256]uint8) {
 	for c := range t {
 		k := classify.Table[c]
@@ -36,6 +39,9 @@ var kernelBits = func() (t [256]uint8) {
 		}
 		if k&classify.Structural != 0 && c != '/' && c != ':' && c != '@' {
 			t[c] |= 8
+		}
+		if c == '/' || c == '?' || c == '#' {
+			t[c] |= 16
 		}
 	}
 	return t
@@ -54,7 +60,7 @@ func classifyGeneric(dst []blockMasks, src []byte) {
 	for i := 0; len(src) > 0; i++ {
 		blk := src[:min(len(src), blockSize)]
 		src = src[len(blk):]
-		var inv, st, nl, tl uint64
+		var inv, st, nl, tl, dl uint64
 		j := 0
 		for ; j+8 <= len(blk); j += 8 {
 			b := blk[j : j+8 : j+8]
@@ -66,15 +72,17 @@ func classifyGeneric(dst []blockMasks, src []byte) {
 			st |= gather8(v>>1&lsb) << j
 			nl |= gather8(v>>2&lsb) << j
 			tl |= gather8(v>>3&lsb) << j
+			dl |= gather8(v>>4&lsb) << j
 		}
 		for ; j < len(blk); j++ {
 			x := uint64(kernelBits[blk[j]])
 			inv |= (x & 1) << j
 			st |= (x >> 1 & 1) << j
 			nl |= (x >> 2 & 1) << j
-			tl |= (x >> 3) << j
+			tl |= (x >> 3 & 1) << j
+			dl |= (x >> 4) << j
 		}
-		dst[i] = blockMasks{invalid: inv, structural: st, newline: nl, tail: tl}
+		dst[i] = blockMasks{invalid: inv, structural: st, newline: nl, tail: tl, delim: dl}
 	}
 }
 

@@ -30,6 +30,9 @@ func naiveMasks(src []byte) []blockMasks {
 		if k&classify.Structural != 0 && strings.IndexByte("/:@", c) < 0 {
 			m.tail |= bit
 		}
+		if c == '/' || c == '?' || c == '#' {
+			m.delim |= bit
+		}
 	}
 	return out
 }
@@ -58,7 +61,7 @@ func TestClassifyGenericLengths(t *testing.T) {
 			src[i] = byte(rng.UintN(256))
 		}
 		dst := make([]blockMasks, (n+blockSize-1)/blockSize+1)
-		canary := blockMasks{1, 2, 3, 4}
+		canary := blockMasks{1, 2, 3, 4, 5}
 		dst[len(dst)-1] = canary
 		classifyGeneric(dst, src)
 		want := naiveMasks(src)

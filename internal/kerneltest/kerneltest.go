@@ -8,8 +8,8 @@ package kerneltest
 var Kernels func() []string
 
 // Masks runs the named kernel over src and returns its masks, one
-// [invalid, structural, newline, tail] per 64-byte block.
-var Masks func(kernel string, src []byte) [][4]uint64
+// [invalid, structural, newline, tail, delim] per 64-byte block.
+var Masks func(kernel string, src []byte) [][5]uint64
 
 // With runs f with the named kernel active for Parse and LineScanner, and
 // restores the previous kernel afterwards. Not safe for concurrent use.
