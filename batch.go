@@ -84,11 +84,16 @@ func (s *LineScanner) Scan() bool {
 	}
 	s.line++
 	s.start = s.pos
-	s.w.toFull(s.pos)
-	s.w.errOff = noError
 	s.u.defined, s.u.hostType, s.u.portOK, s.u.port = 0, NoHost, false, 0
-	s.end = s.w.walk(&s.u, s.pos)
-	s.valid = s.w.errOff == noError
+	if end, ok := s.w.fast(&s.u, s.pos); ok {
+		s.end, s.valid = end, true
+	} else {
+		s.u.defined, s.u.hostType, s.u.portOK, s.u.port = 0, NoHost, false, 0
+		s.w.seek(s.pos)
+		s.w.errOff = noError
+		s.end = s.w.walk(&s.u, s.pos)
+		s.valid = s.w.errOff == noError
+	}
 	s.u.rebase(s.w.src, s.start, s.end)
 	// Step over the terminator, "\n" or "\r\n" (walk consumed its events).
 	next := s.end + 1

@@ -20,6 +20,7 @@ const winBlocks = 8
 // input lazily, one window at a time.
 type cursor struct {
 	src  string
+	win  int    // offset of block m[0]
 	base int    // offset of block m[blk]
 	bits uint64 // events of block m[blk] not yet returned
 	blk  int    // current block in m
@@ -42,15 +43,25 @@ func (c *cursor) events(m *blockMasks) uint64 {
 	return m.invalid | m.structural&c.selS | m.tail&c.selT
 }
 
-// toFull switches back to full mode for a record that starts at next,
-// after every event before it has been popped.
-func (c *cursor) toFull(next int) {
+// seek switches to full mode and positions the cursor so that the next pop
+// returns the first event at or after pos, which must not be before the
+// current block.
+func (c *cursor) seek(pos int) {
 	c.selS, c.selT = ^uint64(0), 0
-	if k := uint(next - c.base); c.nblk > 0 && k < blockSize {
-		c.bits = c.events(&c.m[c.blk]) >> k << k
-	} else {
-		c.bits = 0 // next is in a block not loaded yet
+	if c.nblk == 0 {
+		return
 	}
+	rel := pos - c.win
+	if rel >= c.nblk*blockSize { // past the window: popSlow fills the next
+		c.blk = c.nblk - 1
+		c.base = c.win + c.blk*blockSize
+		c.bits = 0
+		return
+	}
+	c.blk = rel / blockSize
+	c.base = c.win + c.blk*blockSize
+	k := uint(rel % blockSize)
+	c.bits = c.events(&c.m[c.blk]) >> k << k
 }
 
 // popSlow moves to the next block that has events and pops its first
@@ -79,7 +90,7 @@ func (c *cursor) fill() {
 	n := min(len(c.src)-c.next, winBlocks*blockSize)
 	nb := (n + blockSize - 1) / blockSize
 	classifyBlocks(c.m[:nb], unsafe.Slice(unsafe.StringData(c.src[c.next:]), n))
-	c.base, c.blk, c.nblk = c.next, 0, nb
+	c.win, c.base, c.blk, c.nblk = c.next, c.next, 0, nb
 	c.next += n
 }
 
@@ -347,6 +358,115 @@ done:
 	}
 	w.bits, w.base = evs, base
 	return p
+}
+
+// fast scans the batch record at start straight from the window's masks,
+// without the walk, when it has the common shape: shorter than 64 bytes
+// with its "\n" in the window, no invalid byte (so no "\r"), and either no
+// structural byte at all (a relative path) or
+//
+//	scheme ":" [ "//" reg-name ] path [ "?" query ] [ "#" fragment ]
+//
+// with no "@", ":", "[", "]" or "%" in the authority and no "%", "[", "]"
+// or second "?" or "#" after it. Such a record is valid; fast sets its
+// components and returns its end and true. Any other record, valid or
+// not, gets false and goes to the walk, which has the last word.
+//
+// The masks of the two blocks the record can touch are shifted into one
+// word each whose bit 0 is the record's first byte, so every boundary is
+// one TrailingZeros64.
+func (w *walker) fast(u *URI, start int) (int, bool) {
+	src, win := w.src, w.win
+	r := uint(start - win)
+	k := r / blockSize
+	if r >= uint(w.nblk)*blockSize {
+		return 0, false
+	}
+	sh := r % blockSize
+	lo := &w.m[k%winBlocks]
+	var hi *blockMasks
+	if k+1 < uint(w.nblk) {
+		hi = &w.m[(k+1)%winBlocks]
+	} else {
+		hi = &zeroMasks
+	}
+	// word joins the masks of the two blocks from bit sh of the first. (The
+	// second shift is split so that no count reaches 64.)
+	word := func(a, b uint64) uint64 { return a>>sh | b<<1<<(63-sh) }
+	nl := word(lo.newline, hi.newline)
+	if nl == 0 {
+		return 0, false // 64 bytes or more, the end of the window, or of the input
+	}
+	n := uint(bits.TrailingZeros64(nl)) // the record's length
+	in := uint64(1)<<n - 1                // its bytes
+	if word(lo.invalid, hi.invalid)&in != 0 {
+		return 0, false
+	}
+	e := start + int(n)
+	st := word(lo.structural, hi.structural) & in
+	if st == 0 { // no structural byte: path-noscheme, path-empty
+		u.set(Path, start, e)
+		return e, true
+	}
+	f := uint(bits.TrailingZeros64(st))
+	if f == 0 || src[start+int(f)] != ':' || !schemeOK(src[start:start+int(f)]) {
+		return 0, false
+	}
+	u.set(Scheme, start, start+int(f))
+	tail := word(lo.tail, hi.tail) & in
+	p := f + 1 // the path starts here, or the "//" of an authority
+	if p+1 < n && src[start+int(p)] == '/' && src[start+int(p)+1] == '/' {
+		a := p + 2
+		end := word(lo.delim, hi.delim) & in >> a << a
+		p = min(uint(bits.TrailingZeros64(end)), n)
+		if st>>a<<a&(uint64(1)<<p-1) != 0 {
+			return 0, false // userinfo, port, IP-literal or pct-encoded
+		}
+		u.set(Host, start+int(a), start+int(p))
+		u.hostType = RegName
+		if h := src[start+int(a) : start+int(p)]; len(h) >= 7 && h[len(h)-1]-'0' <= 9 && isIPv4(h) {
+			u.hostType = IPv4
+		}
+	}
+	tail = tail >> p << p
+	if tail == 0 {
+		u.set(Path, start+int(p), e)
+		return e, true
+	}
+	t := uint(bits.TrailingZeros64(tail))
+	u.set(Path, start+int(p), start+int(t))
+	if src[start+int(t)] == '?' {
+		q := t + 1
+		if tail &= tail - 1; tail == 0 {
+			u.set(Query, start+int(q), e)
+			return e, true
+		}
+		t = uint(bits.TrailingZeros64(tail))
+		u.set(Query, start+int(q), start+int(t))
+	}
+	if src[start+int(t)] != '#' || tail&(tail-1) != 0 {
+		return 0, false
+	}
+	u.set(Fragment, start+int(t)+1, e)
+	return e, true
+}
+
+var zeroMasks blockMasks
+
+// schemeOK reports whether s matches scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
+func schemeOK(s string) bool {
+	if s == "https" || s == "http" {
+		return true
+	}
+	if len(s) == 0 || classify.Table[s[0]]&classify.Alpha == 0 {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if classify.Table[s[i]]&classify.SchemeChar == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // closeAuthority splits and checks the authority src[a:end] from the

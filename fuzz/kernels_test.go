@@ -83,3 +83,42 @@ func TestKernelsListed(t *testing.T) {
 	}
 	t.Logf("kernels: %v", ks)
 }
+
+// FuzzLineScanner checks that batch scanning (with its mask-only fast
+// path) gives, record for record, what ParseString gives for the line
+// alone: validity, every span, host type and port, error offset and reason.
+func FuzzLineScanner(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s + "\n" + s + "\r\n")
+	}
+	f.Add("http://a/\nhttps://www.example.com/x?y#z\nnode:url\nfile:///a/b\n\n//h\n?q\n#f\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		lines := strings.Split(s, "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		sc := uriscan.NewLineScannerBytes([]byte(s))
+		i := 0
+		for sc.Scan() {
+			if i >= len(lines) {
+				t.Fatalf("record %d past the %d lines", i+1, len(lines))
+			}
+			line := strings.TrimSuffix(lines[i], "\r")
+			u, err := uriscan.ParseString(line)
+			want := describe(&u, err)
+			var got string
+			if sc.Valid() {
+				got = describe(sc.URI(), nil)
+			} else {
+				got = describe(nil, sc.ParseError())
+			}
+			if got != want {
+				t.Fatalf("line %d %q:\nbatch  %s\nsingle %s", i+1, line, got, want)
+			}
+			i++
+		}
+		if i != len(lines) {
+			t.Fatalf("%d records for %d lines", i, len(lines))
+		}
+	})
+}
