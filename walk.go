@@ -398,7 +398,7 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 		return 0, false // 64 bytes or more, the end of the window, or of the input
 	}
 	n := uint(bits.TrailingZeros64(nl)) // the record's length
-	in := uint64(1)<<n - 1                // its bytes
+	in := uint64(1)<<n - 1              // its bytes
 	if word(lo.invalid, hi.invalid)&in != 0 {
 		return 0, false
 	}
