@@ -6,7 +6,7 @@ BENCHTIME ?= 1s
 COUNT     ?= 1
 
 
-.PHONY: test-bench-module
+.PHONY: test-bench-module fuzz-arm64
 .PHONY: all test test-go test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
 
 # The kernel dispatch should pick natively: avx512 > avx2 > generic.
@@ -86,6 +86,14 @@ test-bench-module:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseVsOracle$$' -fuzztime $(FUZZTIME) ./fuzz
 	$(GO) test -run '^$$' -fuzz '^FuzzKernels$$' -fuzztime $(FUZZTIME) ./fuzz
+	$(GO) test -run '^$$' -fuzz '^FuzzLineScanner$$' -fuzztime $(FUZZTIME) ./fuzz
+
+## fuzz-arm64: FuzzKernels for the NEON kernel under qemu. The fuzzer
+## re-executes its own binary, so arm64 binaries must run directly: this
+## registers qemu-aarch64 with binfmt_misc (root; qemu-user-static).
+fuzz-arm64:
+	test -e /proc/sys/fs/binfmt_misc/qemu-aarch64 || { mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register; }
+	GOARCH=arm64 $(GO) test -run '^$$' -fuzz '^FuzzKernels$$' -fuzztime $(FUZZTIME) ./fuzz
 
 fuzz-smoke:
 	$(MAKE) fuzz FUZZTIME=20s

@@ -78,30 +78,42 @@ func (s *LineScanner) setData(d []byte) {
 // Scan advances to the next record and parses it. It returns false at the
 // end of the input or on a read error (see Err).
 func (s *LineScanner) Scan() bool {
-	if s.pos >= len(s.data) && !s.fill() {
-		s.valid = false
-		return false
+	pos := s.pos
+	if pos >= len(s.data) {
+		if !s.fill() {
+			s.valid = false
+			return false
+		}
+		pos = s.pos
 	}
 	s.line++
-	s.start = s.pos
-	s.u.defined, s.u.hostType, s.u.portOK, s.u.port = 0, NoHost, false, 0
-	if end, ok := s.w.fast(&s.u, s.pos); ok {
-		s.end, s.valid = end, true
-	} else {
-		s.u.defined, s.u.hostType, s.u.portOK, s.u.port = 0, NoHost, false, 0
-		s.w.seek(s.pos)
-		s.w.errOff = noError
-		s.end = s.w.walk(&s.u, s.pos)
-		s.valid = s.w.errOff == noError
+	u := &s.u
+	u.defined, u.hostType, u.portOK, u.port = 0, NoHost, false, 0
+	if end, ok := s.w.fast(u, pos); ok {
+		// A fast record ends at a "\n" or at the end of the input.
+		s.start, s.end, s.valid, s.pos = pos, end, true, end+1
+		u.raw, u.off = s.w.src[pos:end], int32(pos)
+		return true
 	}
-	s.u.rebase(s.w.src, s.start, s.end)
+	s.slow(pos)
+	return true
+}
+
+// slow scans the record at pos with the walk.
+func (s *LineScanner) slow(pos int) {
+	u := &s.u
+	u.defined, u.hostType, u.portOK, u.port = 0, NoHost, false, 0
+	s.w.seek(pos)
+	s.w.errOff = noError
+	end := s.w.walk(u, pos)
+	s.start, s.end, s.valid = pos, end, s.w.errOff == noError
+	u.rebase(s.w.src, pos, end)
 	// Step over the terminator, "\n" or "\r\n" (walk consumed its events).
-	next := s.end + 1
-	if s.end < len(s.data) && s.data[s.end] == '\r' {
+	next := end + 1
+	if end < len(s.data) && s.data[end] == '\r' {
 		next++
 	}
-	s.pos = min(next, len(s.data))
-	return true
+	s.pos = next
 }
 
 // fill reads input until data holds at least one complete record, keeping
