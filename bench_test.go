@@ -35,9 +35,9 @@ func loadLines(tb testing.TB, name string) (lines [][]byte, size int) {
 	return lines, size
 }
 
-// BenchmarkParse parses every line of each shared URL list per op, with
-// net/url.Parse on the same lines in the same run. ns/URL is reported so the
-// two can be compared directly.
+// BenchmarkParse parses every line of each shared URL list per op, one
+// Parse call per line, per kernel, with net/url.Parse on the same lines in
+// the same run. ns/URL is reported so they can be compared directly.
 func BenchmarkParse(b *testing.B) {
 	for _, name := range sharedURLs {
 		b.Run("corpus="+name, func(b *testing.B) {
@@ -46,16 +46,19 @@ func BenchmarkParse(b *testing.B) {
 			for i, l := range lines {
 				strs[i] = string(l)
 			}
-			b.Run("impl=uriscan", func(b *testing.B) {
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				for b.Loop() {
-					for _, l := range lines {
-						Parse(l)
+			for _, k := range availableKernels() {
+				b.Run("impl="+k.String(), func(b *testing.B) {
+					defer useKernel(k)()
+					b.SetBytes(int64(size))
+					b.ReportAllocs()
+					for b.Loop() {
+						for _, l := range lines {
+							Parse(l)
+						}
 					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/URL")
-			})
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/URL")
+				})
+			}
 			b.Run("impl=net-url", func(b *testing.B) {
 				b.SetBytes(int64(size))
 				b.ReportAllocs()
