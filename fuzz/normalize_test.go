@@ -1,0 +1,59 @@
+package fuzz
+
+import (
+	"testing"
+
+	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/normalize"
+)
+
+// FuzzNormalize checks, for every valid reference, that each level's
+// normal form parses, is a fixed point (N(N(x)) == N(x)), that Scheme
+// on top of Syntax equals Scheme, and that x and N(x) resolve references
+// to equivalent targets when x is absolute.
+func FuzzNormalize(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Add("HTTP://User@Example.COM:80/a/./b/../%7ec/%2E%2E/d?x=%2f#F")
+	f.Add("foo:a/..//x")
+	var n normalize.Normalizer
+	refs := []string{"g", "../g", "./g/..", "?y", "#s", "", "..//g", "//h/p"}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := uriscan.ParseString(s)
+		if err != nil {
+			return
+		}
+		for _, level := range []normalize.Level{normalize.Syntax, normalize.Scheme} {
+			n1 := string(n.Append(nil, &u, level))
+			v, err := uriscan.ParseString(n1)
+			if err != nil {
+				t.Fatalf("%v(%q) = %q does not parse: %v", level, s, n1, err)
+			}
+			if n2 := string(n.Append(nil, &v, level)); n2 != n1 {
+				t.Fatalf("%v not idempotent: %q -> %q -> %q", level, s, n1, n2)
+			}
+			if !u.IsAbsolute() {
+				continue
+			}
+			for _, r := range refs {
+				ref, _ := uriscan.ParseString(r)
+				t1, err1 := uriscan.Resolve(nil, &u, &ref, 0)
+				t2, err2 := uriscan.Resolve(nil, &v, &ref, 0)
+				if err1 != nil || err2 != nil {
+					t.Fatalf("resolve: %v %v", err1, err2)
+				}
+				a, errA := normalize.String(string(t1), level)
+				b, errB := normalize.String(string(t2), level)
+				if errA != nil || errB != nil || a != b {
+					t.Fatalf("%v: %q against %q gives %q (%q), against its normal form %q gives %q (%q)", level, r, s, t1, a, n1, t2, b)
+				}
+			}
+		}
+		sy := string(n.Append(nil, &u, normalize.Syntax))
+		w, _ := uriscan.ParseString(sy)
+		if a, b := string(n.Append(nil, &w, normalize.Scheme)), string(n.Append(nil, &u, normalize.Scheme)); a != b {
+			t.Fatalf("Scheme(Syntax(%q)) = %q, Scheme = %q", s, a, b)
+		}
+	})
+}

@@ -1,0 +1,83 @@
+package normalize
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/minio/highwayhash"
+	"github.com/uriscan/uriscan"
+)
+
+// KeySize is the size of a Hasher key: HighwayHash takes 32 bytes.
+const KeySize = 32
+
+// ErrKeySize is returned for a key that is not KeySize bytes.
+var ErrKeySize = errors.New("normalize: hash key must be 32 bytes")
+
+// A Hasher turns a URI into the keyed 128-bit HighwayHash of its normal
+// form: equal digests mean equivalent URIs (up to a 2^-128 chance). The
+// key keeps an adversary who does not know it from choosing URIs whose
+// digests collide (hash flooding a seen-set). Use a random key (NewHasher
+// with nil) for a set that lives in one process, a fixed one (from a key
+// file) for sets shared across runs or machines.
+//
+// A Hasher is not safe for concurrent use; make one per goroutine.
+type Hasher struct {
+	key   [KeySize]byte
+	level Level
+	n     Normalizer
+	buf   []byte
+}
+
+// NewHasher returns a Hasher for level with the given 32-byte key, or a
+// random key from crypto/rand when key is nil.
+func NewHasher(key []byte, level Level) (*Hasher, error) {
+	h := &Hasher{level: level}
+	switch {
+	case key == nil:
+		if _, err := rand.Read(h.key[:]); err != nil {
+			return nil, err
+		}
+	case len(key) != KeySize:
+		return nil, ErrKeySize
+	default:
+		copy(h.key[:], key)
+	}
+	return h, nil
+}
+
+// Sum returns the digest of u's normal form. It does not allocate once
+// its buffer has grown to the longest URI seen.
+func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
+	h.buf = h.n.Append(h.buf[:0], u, h.level)
+	return highwayhash.Sum128(h.buf, h.key[:])
+}
+
+// Canonical returns the normal form the last Sum hashed; it is valid until
+// the next call to Sum.
+func (h *Hasher) Canonical() []byte { return h.buf }
+
+// SumBytes returns the digest of an already normalized URI.
+func (h *Hasher) SumBytes(canonical []byte) [16]byte {
+	return highwayhash.Sum128(canonical, h.key[:])
+}
+
+// ReadKeyFile reads a hash key from a file holding 64 hex digits (32
+// bytes), surrounding white space allowed.
+func ReadKeyFile(name string) ([]byte, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	key, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil, errors.New("normalize: key file " + name + ": want 64 hex digits")
+	}
+	if len(key) != KeySize {
+		return nil, ErrKeySize
+	}
+	return key, nil
+}

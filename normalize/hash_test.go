@@ -1,0 +1,93 @@
+package normalize
+
+import (
+	"bytes"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/minio/highwayhash"
+	"github.com/uriscan/uriscan"
+)
+
+var testKey = bytes.Repeat([]byte{0x5a}, KeySize)
+
+func TestHashEquivalence(t *testing.T) {
+	h, err := NewHasher(testKey, Scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(s string) [16]byte {
+		u, err := uriscan.ParseString(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.Sum(&u)
+	}
+	same := []string{"http://example.com", "http://example.com/", "http://example.com:/", "http://example.com:80/", "HTTP://EXAMPLE.com/./", "http://example.com/a/.."}
+	for _, s := range same[1:] {
+		if sum(s) != sum(same[0]) {
+			t.Errorf("%q and %q hash differently", s, same[0])
+		}
+	}
+	for _, s := range []string{"http://example.com/?", "https://example.com/", "http://example.com/#", "http://Example.com/A"} {
+		if sum(s) == sum(same[0]) {
+			t.Errorf("%q hashes like %q", s, same[0])
+		}
+	}
+	// The digest is highwayhash.Sum128 of the canonical form.
+	u, _ := uriscan.ParseString("HTTP://A/%7e")
+	if got, want := h.Sum(&u), highwayhash.Sum128([]byte("http://a/~"), testKey); got != want {
+		t.Errorf("Sum = %x, want Sum128 of the normal form %x", got, want)
+	}
+}
+
+// TestHashVector pins a digest, so a change to normalization or hashing
+// that would break persistent or shared sets is noticed.
+func TestHashVector(t *testing.T) {
+	h, _ := NewHasher(testKey, Scheme)
+	u, _ := uriscan.ParseString("HTTP://www.Example.COM:80/a/./b/../%7ec?x=%2f#F")
+	got := h.Sum(&u)
+	want := highwayhash.Sum128([]byte("http://www.example.com/a/~c?x=%2F#F"), testKey)
+	if got != want {
+		t.Fatalf("digest %x, want %x", got, want)
+	}
+	// HighwayHash-128, key 32 x 0x5a, of "http://www.example.com/a/~c?x=%2F#F".
+	const pinned = "239c8095a621c95dd06af0f81b6addd6"
+	if hex.EncodeToString(got[:]) != pinned {
+		t.Errorf("digest %x, pinned %s", got, pinned)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	if _, err := NewHasher(make([]byte, 31), Syntax); err != ErrKeySize {
+		t.Errorf("31-byte key: err %v", err)
+	}
+	a, _ := NewHasher(nil, Syntax)
+	b, _ := NewHasher(nil, Syntax)
+	u, _ := uriscan.ParseString("http://a/")
+	if a.Sum(&u) == b.Sum(&u) {
+		t.Error("two random keys gave the same digest")
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "key")
+	os.WriteFile(name, []byte(hex.EncodeToString(testKey)+"\n"), 0o600)
+	k, err := ReadKeyFile(name)
+	if err != nil || !bytes.Equal(k, testKey) {
+		t.Errorf("ReadKeyFile = %x, %v", k, err)
+	}
+	os.WriteFile(name, []byte("zz"), 0o600)
+	if _, err := ReadKeyFile(name); err == nil {
+		t.Error("bad key file accepted")
+	}
+}
+
+func TestHashZeroAllocs(t *testing.T) {
+	h, _ := NewHasher(testKey, Scheme)
+	u, _ := uriscan.ParseString("https://www.example.com/a/b/c.html?x=1")
+	h.Sum(&u)
+	if a := testing.AllocsPerRun(100, func() { h.Sum(&u) }); a != 0 {
+		t.Errorf("%v allocations per Sum", a)
+	}
+}

@@ -1,0 +1,335 @@
+// Package normalize writes the normal form of a parsed URI (RFC 3986 §6)
+// and hashes it with a keyed 128-bit HighwayHash, so that equivalent URIs
+// can be found by comparing 16 bytes.
+//
+// Two levels are RFC equivalences:
+//
+//   - Syntax (§6.2.2): lowercase scheme and host; uppercase hex digits in
+//     every percent-encoding; decode percent-encoded unreserved characters,
+//     and only those ("%2F" stays); remove dot segments (§5.2.4) from the
+//     path of a URI with a scheme or an absolute path. One exception keeps
+//     equivalence: a path segment that would decode to "." or ".." keeps
+//     its "%2E", because reference resolution (§5.2) reads "%2E"
+//     literally, so decoding it would change how relative references
+//     resolve against the URI.
+//   - Scheme (§6.2.3), on top of Syntax: drop an empty port and the
+//     scheme's default port (see DefaultPort); an empty path becomes "/"
+//     for http, https, ws and wss with an authority.
+//
+// What is not done, and why: IPv6 addresses are lowercased but not
+// compressed or expanded (RFC 5952 forms are a different equivalence than
+// RFC 3986's); hosts are not converted with IDNA (RFC 3986 hosts are
+// ASCII; IDNA belongs to IRIs, RFC 3987); percent-encoded reserved
+// characters are never decoded, since that can change a URI's meaning;
+// delimiters of empty components ("?" or "#" with nothing after) are kept
+// (§6.2.3 says they are significant); scheme-specific case rules such as
+// the host part of mailto addresses are not applied.
+//
+// A Normalizer appends into the caller's buffer and keeps one scratch
+// buffer of its own, so normalization allocates nothing once warm.
+// Components that need no change are copied in one piece.
+package normalize
+
+import (
+	"strings"
+	"unsafe"
+
+	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/classify"
+)
+
+// Level selects which equivalences Append applies.
+type Level uint8
+
+const (
+	// Syntax is RFC 3986 §6.2.2 syntax-based normalization.
+	Syntax Level = iota + 1
+	// Scheme adds RFC 3986 §6.2.3 scheme-based normalization.
+	Scheme
+)
+
+// String returns "syntax" or "scheme".
+func (l Level) String() string {
+	switch l {
+	case Syntax:
+		return "syntax"
+	case Scheme:
+		return "scheme"
+	}
+	return "level(" + string(rune('0'+l)) + ")"
+}
+
+// ParseLevel parses "syntax" or "scheme".
+func ParseLevel(s string) (Level, bool) {
+	switch s {
+	case "syntax":
+		return Syntax, true
+	case "scheme":
+		return Scheme, true
+	}
+	return 0, false
+}
+
+// defaultPorts is the table Scheme-level normalization drops ports from.
+var defaultPorts = map[string]string{
+	"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21",
+	"gopher": "70", "telnet": "23", "ldap": "389", "ldaps": "636",
+	"nntp": "119", "rtsp": "554", "ssh": "22", "sftp": "22", "imap": "143",
+	"pop": "110", "sip": "5060", "sips": "5061", "xmpp": "5222",
+}
+
+// DefaultPort returns the default port of a (lowercase) scheme that Scheme
+// normalization removes, and whether the scheme has one in its table:
+// http 80, https 443, ws 80, wss 443, ftp 21, gopher 70, telnet 23,
+// ldap 389, ldaps 636, nntp 119, rtsp 554, ssh and sftp 22, imap 143,
+// pop 110, sip 5060, sips 5061, xmpp 5222.
+func DefaultPort(scheme string) (string, bool) {
+	p, ok := defaultPorts[scheme]
+	return p, ok
+}
+
+// slashWhenEmpty lists the schemes whose empty path with an authority
+// means "/" (§6.2.3).
+func slashWhenEmpty(scheme []byte) bool {
+	switch len(scheme) {
+	case 2:
+		return scheme[0] == 'w' && scheme[1] == 's'
+	case 3:
+		return string(scheme) == "wss"
+	case 4:
+		return string(scheme) == "http"
+	case 5:
+		return string(scheme) == "https"
+	}
+	return false
+}
+
+// Normalizer appends normal forms. The zero value is ready to use; it is
+// not safe for concurrent use (it owns a scratch buffer).
+type Normalizer struct {
+	scratch []byte
+}
+
+// Append appends the normal form of u at level to dst and returns the
+// extended buffer. u must come from a successful uriscan parse.
+func (n *Normalizer) Append(dst []byte, u *uriscan.URI, level Level) []byte {
+	var scheme []byte // the lowercased scheme, in dst
+	if u.Has(uriscan.Scheme) {
+		start := len(dst)
+		dst = appendLower(dst, u.Scheme())
+		scheme = dst[start:len(dst):len(dst)]
+		dst = append(dst, ':')
+	}
+	if u.HasAuthority() {
+		dst = append(dst, '/', '/')
+		if u.Has(uriscan.Userinfo) {
+			dst = appendPct(dst, u.Userinfo(), false)
+			dst = append(dst, '@')
+		}
+		dst = appendPct(dst, u.Host(), true)
+		if u.Has(uriscan.Port) {
+			port := u.Port()
+			drop := false
+			if level >= Scheme {
+				def, ok := defaultPorts[string(scheme)] // no allocation: map index
+				drop = port == "" || ok && port == def
+			}
+			if !drop {
+				dst = append(dst, ':')
+				dst = append(dst, port...)
+			}
+		}
+	}
+	path := u.Path()
+	switch {
+	case path == "" && u.HasAuthority() && level >= Scheme && slashWhenEmpty(scheme):
+		dst = append(dst, '/')
+	case u.Has(uriscan.Scheme) || strings.HasPrefix(path, "/"):
+		// §6.2.2.3: remove dot segments, after §6.2.2.2 on each segment.
+		if strings.IndexByte(path, '%') < 0 && !hasDotSegment(path) {
+			dst = append(dst, path...)
+			break
+		}
+		n.scratch = appendPathPct(n.scratch[:0], path)
+		start := len(dst)
+		dst = uriscan.RemoveDotSegments(dst, unsafe.String(unsafe.SliceData(n.scratch), len(n.scratch)))
+		if !u.HasAuthority() && len(dst)-start >= 2 && dst[start] == '/' && dst[start+1] == '/' {
+			// "foo:/.//x" must not become "foo://x", whose "x" would read
+			// as an authority: keep a "/." in front (it normalizes to
+			// itself, so the form stays stable).
+			dst = append(dst, 0, 0)
+			copy(dst[start+2:], dst[start:])
+			dst[start], dst[start+1] = '/', '.'
+		}
+	default:
+		dst = appendPathPct(dst, path)
+	}
+	if u.Has(uriscan.Query) {
+		dst = append(dst, '?')
+		dst = appendPct(dst, u.Query(), false)
+	}
+	if u.Has(uriscan.Fragment) {
+		dst = append(dst, '#')
+		dst = appendPct(dst, u.Fragment(), false)
+	}
+	return dst
+}
+
+// String parses s and returns its normal form at level.
+func String(s string, level Level) (string, error) {
+	u, err := uriscan.ParseString(s)
+	if err != nil {
+		return "", err
+	}
+	var n Normalizer
+	return string(n.Append(nil, &u, level)), nil
+}
+
+// appendPathPct is appendPct for a path, segment by segment, except that
+// a segment that would decode to "." or ".." keeps its encodings ("%2E"):
+// reference resolution (§5.2.4) reads "%2E" literally, so decoding it
+// would change how the URI resolves relative references.
+func appendPathPct(dst []byte, path string) []byte {
+	for len(path) > 0 {
+		i := strings.IndexByte(path[1:], '/') + 1
+		if i == 0 {
+			i = len(path)
+		}
+		seg := path[:i]
+		if strings.IndexByte(seg, '%') >= 0 && isDotSegment(seg) {
+			dst = appendPctKeep(dst, seg)
+		} else {
+			dst = appendPct(dst, seg, false)
+		}
+		path = path[i:]
+	}
+	return dst
+}
+
+// isDotSegment reports whether seg (with or without its leading "/")
+// decodes to "." or "..".
+func isDotSegment(seg string) bool {
+	seg = strings.TrimPrefix(seg, "/")
+	dots := 0
+	for i := 0; i < len(seg); i++ {
+		switch {
+		case seg[i] == '.':
+		case seg[i] == '%' && i+2 < len(seg) && seg[i+1] == '2' && seg[i+2]|0x20 == 'e':
+			i += 2
+		default:
+			return false
+		}
+		dots++
+	}
+	return dots == 1 || dots == 2
+}
+
+// appendPctKeep appends s with the hex digits of its encodings uppercased
+// but nothing decoded.
+func appendPctKeep(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' && i+2 < len(s) {
+			dst = append(dst, '%', upper(s[i+1]), upper(s[i+2]))
+			i += 2
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+// hasDotSegment reports whether path has a "." or ".." segment.
+func hasDotSegment(path string) bool {
+	for i := 0; i < len(path); {
+		j := strings.IndexByte(path[i:], '/')
+		seg := path[i:]
+		if j >= 0 {
+			seg = path[i : i+j]
+		}
+		if seg == "." || seg == ".." {
+			return true
+		}
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return false
+}
+
+const upperHex = "0123456789ABCDEF"
+
+// appendPct appends s with every percent-encoding normalized: an encoded
+// unreserved character is decoded, any other keeps its "%" and gets
+// uppercase hex digits (§6.2.2.1, §6.2.2.2). With lower, the rest of s is
+// lowercased (for the host), but never the hex digits of an encoding.
+func appendPct(dst []byte, s string, lower bool) []byte {
+	if strings.IndexByte(s, '%') < 0 {
+		if lower {
+			return appendLower(dst, s)
+		}
+		return append(dst, s...)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' && i+2 < len(s) { // a parsed URI has two hex digits here
+			b := unhex(s[i+1])<<4 | unhex(s[i+2])
+			i += 2
+			if classify.Table[b]&classify.Unreserved != 0 {
+				if lower {
+					b = toLower(b)
+				}
+				dst = append(dst, b)
+			} else {
+				dst = append(dst, '%', upperHex[b>>4], upperHex[b&15])
+			}
+			continue
+		}
+		if lower {
+			c = toLower(c)
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// appendLower appends s in lower case, in one piece when it has no upper
+// case letter.
+func appendLower(dst []byte, s string) []byte {
+	i := 0
+	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	dst = append(dst, s[:i]...)
+	for ; i < len(s); i++ {
+		dst = append(dst, toLower(s[i]))
+	}
+	return dst
+}
+
+func toLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 0
+}

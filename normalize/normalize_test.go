@@ -1,0 +1,98 @@
+package normalize
+
+import (
+	"testing"
+
+	"github.com/uriscan/uriscan"
+)
+
+func TestRFCExamples(t *testing.T) {
+	cases := []struct {
+		in    string
+		level Level
+		want  string
+	}{
+		// §6.2.2: these two are equivalent.
+		{"example://a/b/c/%7Bfoo%7D", Syntax, "example://a/b/c/%7Bfoo%7D"},
+		{"eXAMPLE://a/./b/../b/%63/%7bfoo%7d", Syntax, "example://a/b/c/%7Bfoo%7D"},
+		// §6.2.2.1
+		{"HTTP://www.EXAMPLE.com/", Syntax, "http://www.example.com/"},
+		{"http://a/%3a%3A", Syntax, "http://a/%3A%3A"},
+		// §6.2.3: the four are equivalent; the second is the normal form.
+		{"http://example.com", Scheme, "http://example.com/"},
+		{"http://example.com/", Scheme, "http://example.com/"},
+		{"http://example.com:/", Scheme, "http://example.com/"},
+		{"http://example.com:80/", Scheme, "http://example.com/"},
+		{"http://example.com/?", Scheme, "http://example.com/?"},
+		{"http://example.com/#", Scheme, "http://example.com/#"},
+		{"http://example.com", Syntax, "http://example.com"},
+		{"http://example.com:80/", Syntax, "http://example.com:80/"},
+		// §6.2.2.2: only unreserved characters are decoded.
+		{"http://h/%41%2F%7e%2e%5F%2D%30", Syntax, "http://h/A%2F~._-0"},
+		{"http://%41%42.example/", Syntax, "http://ab.example/"},
+		{"http://EX%2Dample.COM/", Syntax, "http://ex-ample.com/"},
+		{"http://h/%c3%a9", Syntax, "http://h/%C3%A9"},
+		// Dot segments; encoded ones stay (resolution reads them literally).
+		{"http://h/a/%2E%2E/b", Syntax, "http://h/a/%2E%2E/b"},
+		{"http://h/a/%2e./%2E/b/%2Ex", Syntax, "http://h/a/%2E./%2E/b/.x"},
+		{"http://h/a/./b/../../c", Syntax, "http://h/c"},
+		{"foo:a/../b", Syntax, "foo:/b"}, // §5.2.4 as resolution does it
+		{"/a/./b", Syntax, "/a/b"},
+		{"a/./b", Syntax, "a/./b"}, // relative path: dot segments mean something
+		{"../x", Syntax, "../x"},
+		// Userinfo, query and fragment keep their case.
+		{"HTTP://User:PW@Host:8080/P?Q=%7a#F", Scheme, "http://User:PW@host:8080/P?Q=z#F"},
+		{"https://h:443", Scheme, "https://h/"},
+		{"https://h:0443/", Scheme, "https://h:0443/"},
+		{"ws://h:80", Scheme, "ws://h/"},
+		{"ftp://h:21/x", Scheme, "ftp://h/x"},
+		{"foo://h:80", Scheme, "foo://h:80"},
+		{"foo://h", Scheme, "foo://h"},
+		{"http://[2001:DB8::A]:80/", Scheme, "http://[2001:db8::a]/"},
+		{"http://[V1.AbC]/", Syntax, "http://[v1.abc]/"},
+		{"mailto:Joe@Example.COM", Scheme, "mailto:Joe@Example.COM"},
+		{"file:///etc/./hosts", Scheme, "file:///etc/hosts"},
+		{"foo:a/..//x", Syntax, "foo:/.//x"},
+		{"/a/..//x", Syntax, "/.//x"},
+		{"http://h/a/..//x", Syntax, "http://h//x"},
+		{"", Scheme, ""},
+		{"?q", Scheme, "?q"},
+	}
+	var n Normalizer
+	for _, c := range cases {
+		u, err := uriscan.ParseString(c.in)
+		if err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		got := string(n.Append(nil, &u, c.level))
+		if got != c.want {
+			t.Errorf("%v %q = %q, want %q", c.level, c.in, got, c.want)
+		}
+		checkStable(t, &n, got, c.level)
+	}
+}
+
+// checkStable asserts the normal form parses and is a fixed point.
+func checkStable(t *testing.T, n *Normalizer, norm string, level Level) {
+	t.Helper()
+	u, err := uriscan.ParseString(norm)
+	if err != nil {
+		t.Fatalf("normal form %q does not parse: %v", norm, err)
+	}
+	if again := string(n.Append(nil, &u, level)); again != norm {
+		t.Errorf("not idempotent: %q -> %q", norm, again)
+	}
+}
+
+func TestZeroAllocs(t *testing.T) {
+	u, _ := uriscan.ParseString("HTTP://www.Example.COM:80/a/./b/../%7ec?x=%2f#F")
+	var n Normalizer
+	buf := make([]byte, 0, 256)
+	n.Append(buf, &u, Scheme)
+	if a := testing.AllocsPerRun(100, func() { buf = n.Append(buf[:0], &u, Scheme) }); a != 0 {
+		t.Errorf("%v allocations per Append", a)
+	}
+	if string(buf) != "http://www.example.com/a/~c?x=%2F#F" {
+		t.Errorf("got %q", buf)
+	}
+}
