@@ -78,6 +78,20 @@ line, and its position and reason go to standard error.`,
 		setup:   setupResolve,
 	},
 	{
+		name:     "normalize",
+		synopsis: "[--level syntax|scheme] [--format text|jsonl] [--key-file F] [FILE...]",
+		summary:  "write each line's RFC 3986 §6 normal form",
+		doc: `Writes each line's normal form, one output line per input line: syntax
+level (§6.2.2: case, percent-encodings, dot segments) or scheme level (also
+§6.2.3: default and empty ports, empty http(s) path). With --format jsonl each
+line is {"line":N,"input":...,"normalized":...,"hash":HEX}, the hash being the
+keyed HighwayHash-128 of the normal form (random key unless --key-file). An
+invalid line gives an empty line (its JSON error object with jsonl), and its
+position and reason go to standard error.`,
+		example: `printf 'HTTP://Example.COM:80/a/./b/%%7e\n' | uriscan normalize`,
+		setup:   setupNormalize,
+	},
+	{
 		name:     "cpu",
 		synopsis: "",
 		summary:  "report the CPU and the classification kernel in use",

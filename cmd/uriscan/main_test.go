@@ -563,3 +563,36 @@ func TestCPU(t *testing.T) {
 		t.Errorf("cpu x: exit %d, stderr %q", code, errs)
 	}
 }
+
+func TestNormalize(t *testing.T) {
+	in := "HTTP://Example.COM:80/a/./b/%7e\nhttp://a b\n\nfoo://H:80\r\n"
+	code, out, errs := cli(t, in, "normalize")
+	if want := "http://example.com/a/b/~\n\n\nfoo://h:80\n"; code != 1 || out != want {
+		t.Errorf("normalize: exit %d, output %q, want %q", code, out, want)
+	}
+	if !strings.Contains(errs, ":2: offset 8: invalid character ' ' in host") {
+		t.Errorf("stderr %q", errs)
+	}
+	_, out, _ = cli(t, "http://h:80\n", "normalize", "--level", "syntax")
+	if out != "http://h:80\n" {
+		t.Errorf("syntax level kept the port? %q", out)
+	}
+	dir := t.TempDir()
+	key := filepath.Join(dir, "key")
+	os.WriteFile(key, []byte(strings.Repeat("5a", 32)+"\n"), 0o600)
+	_, out, _ = cli(t, "HTTP://www.Example.COM:80/a/./b/../%7ec?x=%2f#F\n", "normalize", "--format", "jsonl", "--key-file", key)
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	// The pinned digest of normalize/hash_test.go: same key, same normal form.
+	if obj["normalized"] != "http://www.example.com/a/~c?x=%2F#F" || obj["hash"] != "239c8095a621c95dd06af0f81b6addd6" || obj["line"] != 1.0 {
+		t.Errorf("jsonl: %v", obj)
+	}
+	if code, _, errs := cli(t, "", "normalize", "--level", "crawl"); code != 2 || !strings.Contains(errs, "--level") {
+		t.Errorf("bad level: exit %d, %q", code, errs)
+	}
+	if code, _, _ := cli(t, "", "normalize", "--key-file", filepath.Join(dir, "missing")); code != 2 {
+		t.Errorf("missing key file: exit %d", code)
+	}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/hex"
+	"flag"
+	"strconv"
+
+	"github.com/uriscan/uriscan/normalize"
+)
+
+// setupNormalize: "uriscan normalize" writes each line's normal form.
+func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
+	level := fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2) or scheme (§6.2.2 and §6.2.3)")
+	format := fs.String("format", "text", "`text` (one normal form per line) or jsonl (JSON with the hash)")
+	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
+	return func(e *env, files []string) int {
+		lv, ok := normalize.ParseLevel(*level)
+		if !ok {
+			return e.usageError("normalize: --level must be syntax or scheme, not "+strconv.Quote(*level), e.cmd)
+		}
+		jsonl := false
+		switch *format {
+		case "text":
+		case "jsonl":
+			jsonl = true
+		default:
+			return e.usageError("normalize: --format must be text or jsonl, not "+strconv.Quote(*format), e.cmd)
+		}
+		h, code := e.hasher(*keyFile, lv)
+		if h == nil {
+			return code
+		}
+		var buf []byte // reused for every line
+		return e.eachRecord(files, func(name string, s *recordScanner) {
+			buf = buf[:0]
+			perr := s.ParseError()
+			if perr != nil {
+				e.reportLine(name, s)
+			}
+			switch {
+			case !jsonl && perr == nil:
+				h.Sum(s.URI())
+				buf = append(buf, h.Canonical()...)
+			case jsonl && perr != nil:
+				buf = appendSplitInvalid(buf, s.Line(), s.Bytes(), perr)
+			case jsonl:
+				sum := h.Sum(s.URI())
+				buf = append(buf, `{"line":`...)
+				buf = strconv.AppendInt(buf, int64(s.Line()), 10)
+				buf = append(buf, `,"input":`...)
+				buf = appendJSONString(buf, s.URI().String())
+				buf = append(buf, `,"normalized":`...)
+				buf = appendJSONString(buf, string(h.Canonical()))
+				buf = append(buf, `,"hash":"`...)
+				buf = hex.AppendEncode(buf, sum[:])
+				buf = append(buf, `"}`...)
+			}
+			buf = append(buf, '\n')
+			e.out.Write(buf)
+		})
+	}
+}
+
+// hasher makes the Hasher of normalize and dedup: keyed from keyFile, or
+// randomly when it is "". On failure it reports and returns a nil Hasher
+// and the exit code.
+func (e *env) hasher(keyFile string, level normalize.Level) (*normalize.Hasher, int) {
+	var key []byte
+	if keyFile != "" {
+		k, err := normalize.ReadKeyFile(keyFile)
+		if err != nil {
+			e.ioError(err.Error())
+			e.flush()
+			return nil, exitUsage
+		}
+		key = k
+	}
+	h, err := normalize.NewHasher(key, level)
+	if err != nil {
+		e.ioError(err.Error())
+		e.flush()
+		return nil, exitUsage
+	}
+	return h, 0
+}
