@@ -6,8 +6,10 @@
 //
 //   - Syntax (§6.2.2): lowercase scheme and host; uppercase hex digits in
 //     every percent-encoding; decode percent-encoded unreserved characters,
-//     and only those ("%2F" stays); remove dot segments (§5.2.4) from the
-//     path of a URI with a scheme or an absolute path. One exception keeps
+//     and only those ("%2F" stays); remove dot segments (§5.2.4) from an
+//     absolute path (a rootless path such as "foo:a/../b" keeps them:
+//     removing them makes the path absolute, which changes how relative
+//     references resolve against it). One exception keeps
 //     equivalence: a path segment that would decode to "." or ".." keeps
 //     its "%2E", because reference resolution (§5.2) reads "%2E"
 //     literally, so decoding it would change how relative references
@@ -46,6 +48,10 @@ const (
 	Syntax Level = iota + 1
 	// Scheme adds RFC 3986 §6.2.3 scheme-based normalization.
 	Scheme
+	// Crawler adds the Heuristics of the Normalizer (all of them when its
+	// Heuristics field is zero) on top of Scheme. These are NOT RFC
+	// equivalences; see Heuristics.
+	Crawler
 )
 
 // String returns "syntax" or "scheme".
@@ -55,17 +61,21 @@ func (l Level) String() string {
 		return "syntax"
 	case Scheme:
 		return "scheme"
+	case Crawler:
+		return "crawler"
 	}
 	return "level(" + string(rune('0'+l)) + ")"
 }
 
-// ParseLevel parses "syntax" or "scheme".
+// ParseLevel parses "syntax", "scheme" or "crawler".
 func ParseLevel(s string) (Level, bool) {
 	switch s {
 	case "syntax":
 		return Syntax, true
 	case "scheme":
 		return Scheme, true
+	case "crawler":
+		return Crawler, true
 	}
 	return 0, false
 }
@@ -107,12 +117,35 @@ func slashWhenEmpty(scheme []byte) bool {
 // Normalizer appends normal forms. The zero value is ready to use; it is
 // not safe for concurrent use (it owns a scratch buffer).
 type Normalizer struct {
+	// Heuristics are the crawler heuristics level Crawler applies; zero
+	// means AllHeuristics.
+	Heuristics Heuristics
+	// StripParams are the query parameter names the StripParams heuristic
+	// removes (case-insensitive; a trailing "*" makes a prefix); nil means
+	// DefaultStripParams.
+	StripParams []string
+
 	scratch []byte
+	params  [][]byte
 }
 
 // Append appends the normal form of u at level to dst and returns the
 // extended buffer. u must come from a successful uriscan parse.
 func (n *Normalizer) Append(dst []byte, u *uriscan.URI, level Level) []byte {
+	start := len(dst)
+	dst = n.appendScheme(dst, u, level)
+	if level >= Crawler {
+		h := n.Heuristics
+		if h == 0 {
+			h = AllHeuristics
+		}
+		dst = n.crawl(dst, start, h)
+	}
+	return dst
+}
+
+// appendScheme is Append up to level Scheme.
+func (n *Normalizer) appendScheme(dst []byte, u *uriscan.URI, level Level) []byte {
 	var scheme []byte // the lowercased scheme, in dst
 	if u.Has(uriscan.Scheme) {
 		start := len(dst)
@@ -144,8 +177,11 @@ func (n *Normalizer) Append(dst []byte, u *uriscan.URI, level Level) []byte {
 	switch {
 	case path == "" && u.HasAuthority() && level >= Scheme && slashWhenEmpty(scheme):
 		dst = append(dst, '/')
-	case u.Has(uriscan.Scheme) || strings.HasPrefix(path, "/"):
+	case strings.HasPrefix(path, "/"):
 		// §6.2.2.3: remove dot segments, after §6.2.2.2 on each segment.
+		// Only from absolute paths: on a rootless one ("foo:a/../b")
+		// remove_dot_segments makes it absolute ("foo:/b"), which resolves
+		// relative references differently.
 		if strings.IndexByte(path, '%') < 0 && !hasDotSegment(path) {
 			dst = append(dst, path...)
 			break

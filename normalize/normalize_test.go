@@ -36,7 +36,8 @@ func TestRFCExamples(t *testing.T) {
 		{"http://h/a/%2E%2E/b", Syntax, "http://h/a/%2E%2E/b"},
 		{"http://h/a/%2e./%2E/b/%2Ex", Syntax, "http://h/a/%2E./%2E/b/.x"},
 		{"http://h/a/./b/../../c", Syntax, "http://h/c"},
-		{"foo:a/../b", Syntax, "foo:/b"}, // §5.2.4 as resolution does it
+		{"foo:a/../b", Syntax, "foo:a/../b"}, // rootless: see the package doc
+		{"foo:/a/../b", Syntax, "foo:/b"},
 		{"/a/./b", Syntax, "/a/b"},
 		{"a/./b", Syntax, "a/./b"}, // relative path: dot segments mean something
 		{"../x", Syntax, "../x"},
@@ -52,7 +53,7 @@ func TestRFCExamples(t *testing.T) {
 		{"http://[V1.AbC]/", Syntax, "http://[v1.abc]/"},
 		{"mailto:Joe@Example.COM", Scheme, "mailto:Joe@Example.COM"},
 		{"file:///etc/./hosts", Scheme, "file:///etc/hosts"},
-		{"foo:a/..//x", Syntax, "foo:/.//x"},
+		{"foo:/a/..//x", Syntax, "foo:/.//x"},
 		{"/a/..//x", Syntax, "/.//x"},
 		{"http://h/a/..//x", Syntax, "http://h//x"},
 		{"", Scheme, ""},

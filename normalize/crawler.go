@@ -1,0 +1,208 @@
+package normalize
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
+
+// Heuristics are crawler canonicalizations that are NOT RFC 3986
+// equivalences: each can merge URIs that a server treats as different.
+// They apply at level Crawler, on top of Scheme, in the order listed. Pick
+// the set that matches your crawler (the README compares them with purell
+// and with Google Safe Browsing canonicalization).
+type Heuristics uint32
+
+const (
+	// DropFragment removes the fragment ("#..."): servers never see it.
+	DropFragment Heuristics = 1 << iota
+	// StripParams removes query parameters whose names are in
+	// Normalizer.StripParams (default DefaultStripParams: session IDs and
+	// utm_* and other click trackers); a name ending in "*" is a prefix.
+	StripParams
+	// SortQuery sorts the query's "&"-separated parameters by name, stably
+	// (parameters with equal names keep their order).
+	SortQuery
+	// DropEmptyQuery removes a "?" with nothing after it.
+	DropEmptyQuery
+	// RemoveDuplicateSlashes turns runs of "/" in the path into one.
+	RemoveDuplicateSlashes
+	// StripWWW removes a leading "www." from a reg-name host.
+	StripWWW
+	// DropIndexPages removes a last path segment that is a default index
+	// page (index.html, index.htm, index.php, index.asp, index.aspx,
+	// default.asp, default.aspx, index.shtml, index.jsp, index.cgi).
+	DropIndexPages
+
+	// AllHeuristics is every heuristic; it is what level Crawler uses when
+	// Normalizer.Heuristics is zero.
+	AllHeuristics = DropFragment | StripParams | SortQuery | DropEmptyQuery |
+		RemoveDuplicateSlashes | StripWWW | DropIndexPages
+)
+
+// DefaultStripParams are the query parameters StripParams removes when
+// Normalizer.StripParams is nil: session identifiers and click trackers.
+var DefaultStripParams = []string{
+	"utm_*", "gclid", "dclid", "fbclid", "msclkid", "yclid", "mc_cid", "mc_eid",
+	"jsessionid", "phpsessid", "sid", "sessionid", "session_id", "aspsessionid*", "cfid", "cftoken",
+}
+
+var indexPages = []string{
+	"index.html", "index.htm", "index.php", "index.asp", "index.aspx", "default.asp",
+	"default.aspx", "index.shtml", "index.jsp", "index.cgi",
+}
+
+// crawl applies the heuristics h to the Scheme-level normal form in
+// dst[start:], in place, using the scratch buffer.
+func (n *Normalizer) crawl(dst []byte, start int, h Heuristics) []byte {
+	s := dst[start:]
+	// Split the normal form again: it parses, and its layout is simple.
+	frag := bytes.IndexByte(s, '#')
+	if frag < 0 {
+		frag = len(s)
+	}
+	q := bytes.IndexByte(s[:frag], '?')
+	pathEnd := frag
+	if q >= 0 {
+		pathEnd = q
+	}
+	// The path starts after "scheme:" and "//authority", if any.
+	p := 0
+	if c := bytes.IndexByte(s[:pathEnd], ':'); c >= 0 && bytes.IndexAny(s[:c], "/?#") < 0 {
+		p = c + 1
+	}
+	hostStart, hostEnd := -1, -1
+	if bytes.HasPrefix(s[p:pathEnd], []byte("//")) {
+		hostStart = p + 2
+		end := bytes.IndexByte(s[hostStart:pathEnd], '/')
+		if end < 0 {
+			end = pathEnd - hostStart
+		}
+		p = hostStart + end
+		hostEnd = p
+		if at := bytes.LastIndexByte(s[hostStart:hostEnd], '@'); at >= 0 {
+			hostStart += at + 1
+		}
+		if hostStart < hostEnd && s[hostStart] != '[' {
+			if c := bytes.LastIndexByte(s[hostStart:hostEnd], ':'); c >= 0 {
+				hostEnd = hostStart + c
+			}
+		}
+	}
+	out := n.scratch[:0]
+	out = append(out, s[:hostStartOr(hostStart, p)]...)
+	if hostStart >= 0 {
+		host := s[hostStart:hostEnd]
+		if h&StripWWW != 0 && bytes.HasPrefix(host, []byte("www.")) && len(host) > 4 {
+			host = host[4:]
+		}
+		out = append(out, host...)
+		out = append(out, s[hostEnd:p]...)
+	}
+	path := s[p:pathEnd]
+	pathStart := len(out)
+	for i := 0; i < len(path); i++ {
+		if h&RemoveDuplicateSlashes != 0 && path[i] == '/' && i > 0 && path[i-1] == '/' {
+			continue
+		}
+		out = append(out, path[i])
+	}
+	if h&RemoveDuplicateSlashes != 0 && hostStart < 0 && bytes.HasPrefix(out[pathStart:], []byte("/./")) {
+		// The "/." that kept "//x" from reading as an authority is not
+		// needed once the slashes are one.
+		out = append(out[:pathStart], out[pathStart+2:]...)
+	}
+	if h&DropIndexPages != 0 {
+		seg := out[pathStart:]
+		if i := bytes.LastIndexByte(seg, '/'); i >= 0 {
+			last := string(seg[i+1:]) // small; compared, not kept
+			for _, ip := range indexPages {
+				if strings.EqualFold(last, ip) {
+					out = out[:pathStart+i+1]
+					break
+				}
+			}
+		}
+	}
+	if q >= 0 {
+		query := s[q+1 : frag]
+		qStart := len(out)
+		out = append(out, '?')
+		out = n.appendQuery(out, query, h)
+		if h&DropEmptyQuery != 0 && len(out) == qStart+1 {
+			out = out[:qStart]
+		}
+	}
+	if frag < len(s) && h&DropFragment == 0 {
+		out = append(out, s[frag:]...)
+	}
+	n.scratch = out
+	return append(dst[:start], out...)
+}
+
+func hostStartOr(hostStart, p int) int {
+	if hostStart >= 0 {
+		return hostStart
+	}
+	return p
+}
+
+// appendQuery appends the query's parameters, without the stripped ones
+// and sorted if asked.
+func (n *Normalizer) appendQuery(out, query []byte, h Heuristics) []byte {
+	if h&(StripParams|SortQuery) == 0 {
+		return append(out, query...)
+	}
+	params := n.params[:0]
+	for len(query) > 0 {
+		i := bytes.IndexByte(query, '&')
+		if i < 0 {
+			i = len(query)
+		}
+		param := query[:i]
+		if !(h&StripParams != 0 && n.strip(param)) && len(param) > 0 {
+			params = append(params, param)
+		}
+		if i == len(query) {
+			break
+		}
+		query = query[i+1:]
+	}
+	if h&SortQuery != 0 {
+		slices.SortStableFunc(params, func(a, b []byte) int { return bytes.Compare(name(a), name(b)) })
+	}
+	for i, p := range params {
+		if i > 0 {
+			out = append(out, '&')
+		}
+		out = append(out, p...)
+	}
+	n.params = params[:0]
+	return out
+}
+
+func name(param []byte) []byte {
+	if i := bytes.IndexByte(param, '='); i >= 0 {
+		return param[:i]
+	}
+	return param
+}
+
+// strip reports whether param's name is one StripParams removes.
+func (n *Normalizer) strip(param []byte) bool {
+	list := n.StripParams
+	if list == nil {
+		list = DefaultStripParams
+	}
+	nm := name(param)
+	for _, s := range list {
+		if prefix, ok := strings.CutSuffix(s, "*"); ok {
+			if len(nm) >= len(prefix) && strings.EqualFold(string(nm[:len(prefix)]), prefix) {
+				return true
+			}
+		} else if strings.EqualFold(string(nm), s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,55 @@
+package normalize
+
+import (
+	"testing"
+
+	"github.com/uriscan/uriscan"
+)
+
+func TestCrawler(t *testing.T) {
+	cases := []struct {
+		in   string
+		h    Heuristics
+		want string
+	}{
+		{"http://www.Example.com:80/a//b/index.html?b=2&utm_source=x&a=1&a=0&JSESSIONID=9#top", 0, "http://example.com/a/b/?a=1&a=0&b=2"},
+		{"http://h/?", DropEmptyQuery, "http://h/"},
+		{"http://h/?utm_medium=m", StripParams | DropEmptyQuery, "http://h/"},
+		{"http://h/?utm_medium=m", StripParams, "http://h/?"},
+		{"http://h/p#f", DropFragment, "http://h/p"},
+		{"http://h/p#f", SortQuery, "http://h/p#f"},
+		{"http://www./", StripWWW, "http://www./"},
+		{"http://u@www.h.com:8080//x", StripWWW | RemoveDuplicateSlashes, "http://u@h.com:8080/x"},
+		{"http://h/a/Default.ASPX", DropIndexPages, "http://h/a/"},
+		{"http://h/index.html.bak", DropIndexPages, "http://h/index.html.bak"},
+		{"http://[::1]/x?z=1&y=2", SortQuery, "http://[::1]/x?y=2&z=1"},
+		{"mailto:a@b?subject=x&body=y", SortQuery, "mailto:a@b?body=y&subject=x"},
+		{"/rel//path?q=1", RemoveDuplicateSlashes, "/rel/path?q=1"},
+	}
+	for _, c := range cases {
+		n := Normalizer{Heuristics: c.h}
+		u, err := uriscan.ParseString(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(n.Append(nil, &u, Crawler))
+		if got != c.want {
+			t.Errorf("%#x %q = %q, want %q", c.h, c.in, got, c.want)
+		}
+		checkStable(t, &n, got, Crawler)
+	}
+	n := Normalizer{Heuristics: StripParams, StripParams: []string{"ref", "x-*"}}
+	u, _ := uriscan.ParseString("http://h/?ref=1&X-Trace=2&keep=3&utm_source=4")
+	if got := string(n.Append(nil, &u, Crawler)); got != "http://h/?keep=3&utm_source=4" {
+		t.Errorf("custom StripParams: %q", got)
+	}
+}
+
+func TestCrawlerZeroAllocs(t *testing.T) {
+	u, _ := uriscan.ParseString("http://www.Example.com:80/a//b/index.html?b=2&utm_source=x&a=1#top")
+	var n Normalizer
+	buf := n.Append(nil, &u, Crawler)
+	if a := testing.AllocsPerRun(100, func() { buf = n.Append(buf[:0], &u, Crawler) }); a != 0 {
+		t.Errorf("%v allocations per crawler Append", a)
+	}
+}
