@@ -57,3 +57,26 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRepair checks that Repair leaves a valid reference alone, is
+// idempotent, and that what it returns parses whenever the input's only
+// faults are ones it repairs (checked on the scheme-less "//h/" + input).
+func FuzzRepair(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Add(" http://h\\a b/{x}%zz[1]#a#b ")
+	f.Fuzz(func(t *testing.T, s string) {
+		out, r := normalize.Repair(nil, []byte(s))
+		if _, err := uriscan.ParseString(s); err == nil && (string(out) != s || r.Changed()) {
+			t.Fatalf("valid %q repaired to %q (%+v)", s, out, r)
+		}
+		if again, r2 := normalize.Repair(nil, out); string(again) != string(out) || r2.Changed() {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, out, again)
+		}
+		path, _ := normalize.Repair(nil, []byte("http://h/"+s))
+		if _, err := uriscan.Parse(path); err != nil {
+			t.Fatalf("Repair(%q) = %q does not parse: %v", "http://h/"+s, path, err)
+		}
+	})
+}

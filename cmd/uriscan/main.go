@@ -79,11 +79,16 @@ line, and its position and reason go to standard error.`,
 	},
 	{
 		name:     "normalize",
-		synopsis: "[--level syntax|scheme] [--format text|jsonl] [--key-file F] [FILE...]",
+		synopsis: "[--level syntax|scheme|crawler] [--repair] [--format text|jsonl] [--key-file F] [FILE...]",
 		summary:  "write each line's RFC 3986 §6 normal form",
 		doc: `Writes each line's normal form, one output line per input line: syntax
-level (§6.2.2: case, percent-encodings, dot segments) or scheme level (also
-§6.2.3: default and empty ports, empty http(s) path). With --format jsonl each
+level (§6.2.2: case, percent-encodings, dot segments), scheme level (also
+§6.2.3: default and empty ports, empty http(s) path), or crawler level (also
+heuristics that are not RFC equivalences: drop fragment, strip session and
+tracking parameters, sort the query, drop an empty query, collapse slashes,
+strip www., drop index pages). --repair percent-encodes what the strict
+grammar rejects in an invalid line, as browsers do, and reports it on
+standard error; the line still counts as invalid. With --format jsonl each
 line is {"line":N,"input":...,"normalized":...,"hash":HEX}, the hash being the
 keyed HighwayHash-128 of the normal form (random key unless --key-file). An
 invalid line gives an empty line (its JSON error object with jsonl), and its

@@ -596,3 +596,17 @@ func TestNormalize(t *testing.T) {
 		t.Errorf("missing key file: exit %d", code)
 	}
 }
+
+func TestNormalizeRepairAndCrawler(t *testing.T) {
+	code, out, errs := cli(t, "http://h/a b\n1a:b c\nHTTP://www.X.com/index.html?b=1&utm_x=2&a=3#f\n", "normalize", "--repair", "--level", "crawler")
+	if want := "http://h/a%20b\n\nhttp://x.com/?a=3&b=1\n"; code != 1 || out != want {
+		t.Errorf("exit %d, output %q, want %q", code, out, want)
+	}
+	if !strings.Contains(errs, "<stdin>:1: repaired: 1 bytes percent-encoded") || !strings.Contains(errs, "<stdin>:2: offset 0: scheme must begin") {
+		t.Errorf("stderr %q", errs)
+	}
+	_, out, _ = cli(t, "http://h/a b\n", "normalize", "--format", "jsonl", "--repair")
+	if !strings.Contains(out, `"normalized":"http://h/a%20b"`) || !strings.Contains(out, `"repaired":{"trimmed":0,"backslashes":0,"encoded":1}`) {
+		t.Errorf("jsonl repair: %q", out)
+	}
+}

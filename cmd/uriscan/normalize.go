@@ -5,18 +5,20 @@ import (
 	"flag"
 	"strconv"
 
+	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
 )
 
 // setupNormalize: "uriscan normalize" writes each line's normal form.
 func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
-	level := fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2) or scheme (§6.2.2 and §6.2.3)")
+	level := fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2), scheme (§6.2.2 and §6.2.3) or crawler (scheme and non-RFC heuristics)")
 	format := fs.String("format", "text", "`text` (one normal form per line) or jsonl (JSON with the hash)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
+	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
 	return func(e *env, files []string) int {
 		lv, ok := normalize.ParseLevel(*level)
 		if !ok {
-			return e.usageError("normalize: --level must be syntax or scheme, not "+strconv.Quote(*level), e.cmd)
+			return e.usageError("normalize: --level must be syntax, scheme or crawler, not "+strconv.Quote(*level), e.cmd)
 		}
 		jsonl := false
 		switch *format {
@@ -30,35 +32,75 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 		if h == nil {
 			return code
 		}
-		var buf []byte // reused for every line
+		var buf, fixed []byte // reused for every line
 		return e.eachRecord(files, func(name string, s *recordScanner) {
 			buf = buf[:0]
 			perr := s.ParseError()
+			u := s.URI()
+			var rep normalize.Repairs
+			if perr != nil && *repair {
+				fixed, rep = normalize.Repair(fixed[:0], s.Bytes())
+				if v, err := uriscan.Parse(fixed); err == nil {
+					u, perr = &v, nil
+					e.reportRepair(name, s.Line(), rep)
+				}
+			}
 			if perr != nil {
 				e.reportLine(name, s)
 			}
 			switch {
 			case !jsonl && perr == nil:
-				h.Sum(s.URI())
+				h.Sum(u)
 				buf = append(buf, h.Canonical()...)
 			case jsonl && perr != nil:
 				buf = appendSplitInvalid(buf, s.Line(), s.Bytes(), perr)
 			case jsonl:
-				sum := h.Sum(s.URI())
+				sum := h.Sum(u)
 				buf = append(buf, `{"line":`...)
 				buf = strconv.AppendInt(buf, int64(s.Line()), 10)
 				buf = append(buf, `,"input":`...)
-				buf = appendJSONString(buf, s.URI().String())
+				buf = appendJSONString(buf, string(s.Bytes()))
 				buf = append(buf, `,"normalized":`...)
 				buf = appendJSONString(buf, string(h.Canonical()))
 				buf = append(buf, `,"hash":"`...)
 				buf = hex.AppendEncode(buf, sum[:])
-				buf = append(buf, `"}`...)
+				buf = append(buf, '"')
+				if rep.Changed() {
+					buf = append(buf, `,"repaired":{"trimmed":`...)
+					buf = strconv.AppendInt(buf, int64(rep.Trimmed), 10)
+					buf = append(buf, `,"backslashes":`...)
+					buf = strconv.AppendInt(buf, int64(rep.Backslashes), 10)
+					buf = append(buf, `,"encoded":`...)
+					buf = strconv.AppendInt(buf, int64(rep.Encoded), 10)
+					buf = append(buf, '}')
+				}
+				buf = append(buf, '}')
 			}
 			buf = append(buf, '\n')
 			e.out.Write(buf)
 		})
 	}
+}
+
+// reportRepair writes "NAME:LINE: repaired: ..." to standard error.
+func (e *env) reportRepair(name string, line int, r normalize.Repairs) {
+	w := e.errw
+	w.WriteString(name)
+	w.WriteByte(':')
+	w.WriteString(strconv.Itoa(line))
+	w.WriteString(": repaired:")
+	for _, f := range []struct {
+		n    int
+		what string
+	}{{r.Trimmed, "control or space bytes removed"}, {r.Backslashes, "backslashes read as slashes"}, {r.Encoded, "bytes percent-encoded"}} {
+		if f.n > 0 {
+			w.WriteByte(' ')
+			w.WriteString(strconv.Itoa(f.n))
+			w.WriteByte(' ')
+			w.WriteString(f.what)
+		}
+	}
+	w.WriteByte('\n')
 }
 
 // hasher makes the Hasher of normalize and dedup: keyed from keyFile, or

@@ -1,0 +1,119 @@
+package normalize
+
+import (
+	"bytes"
+
+	"github.com/uriscan/uriscan/classify"
+)
+
+// Repairs says what Repair changed.
+type Repairs struct {
+	Trimmed     int // C0 controls and spaces cut from the ends, tabs and newlines removed
+	Backslashes int // "\" turned into "/" before the query, in http, https, ws, wss, ftp and file URLs
+	Encoded     int // bytes percent-encoded
+}
+
+// Changed reports whether Repair changed anything.
+func (r Repairs) Changed() bool { return r != Repairs{} }
+
+// Repair is for crawls, not for strict parsing (which never changes): it
+// appends to dst a version of raw that a browser would have requested,
+// which RFC 3986 accepts, and reports what it changed. Like the WHATWG URL
+// parser it cuts C0 controls and spaces from both ends, drops tabs and
+// newlines, and reads "\" as "/" in the path of special schemes; then it
+// percent-encodes, as UTF-8 bytes, everything the strict grammar rejects:
+// spaces, controls, bytes >= 0x80, " < > \ ^ ` { | }, a "%" not followed
+// by two hex digits, "[" and "]" outside an IP-literal host, and a second
+// "#". Parse the result strictly: it can still fail (a bad scheme, say).
+func Repair(dst, raw []byte) ([]byte, Repairs) {
+	var r Repairs
+	start, end := 0, len(raw)
+	for start < end && raw[start] <= ' ' {
+		start++
+	}
+	for end > start && raw[end-1] <= ' ' {
+		end--
+	}
+	r.Trimmed = len(raw) - (end - start)
+	s := raw[start:end]
+
+	// Where the scheme, the host and the query start, roughly as the
+	// strict scanner will see them.
+	scheme := 0
+	if i := bytes.IndexByte(s, ':'); i > 0 && bytes.IndexAny(s[:i], "/?#") < 0 {
+		scheme = i
+	}
+	special := scheme > 0 && isSpecial(s[:scheme])
+	hostStart, hostEnd := -1, -1
+	if rest := s[scheme:]; scheme > 0 && len(rest) >= 3 && rest[1] == '/' && (rest[2] == '/' || special && rest[2] == '\\') ||
+		scheme == 0 && len(s) >= 2 && s[0] == '/' && s[1] == '/' {
+		hostStart = 2
+		if scheme > 0 {
+			hostStart = scheme + 3
+		}
+		hostEnd = hostStart
+		for hostEnd < len(s) && !isAuthorityEnd(s[hostEnd], special) {
+			hostEnd++
+		}
+		if at := bytes.LastIndexByte(s[hostStart:hostEnd], '@'); at >= 0 {
+			hostStart += at + 1
+		}
+	}
+	inQuery, hashes := false, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\t' || c == '\n' || c == '\r':
+			r.Trimmed++
+			continue
+		case c == '\\' && special && !inQuery && hashes == 0:
+			r.Backslashes++
+			dst = append(dst, '/')
+			continue
+		case c == '?' && hashes == 0:
+			inQuery = true
+		case c == '#':
+			hashes++
+			if hashes > 1 {
+				dst = appendEncoded(dst, c, &r)
+				continue
+			}
+		case c == '%':
+			if i+2 >= len(s) || classify.Table[s[i+1]]&classify.Table[s[i+2]]&classify.HexDig == 0 {
+				dst = appendEncoded(dst, c, &r)
+				continue
+			}
+		case c == '[' || c == ']':
+			literal := hostStart >= 0 && hostStart < hostEnd && s[hostStart] == '[' && i >= hostStart && i < hostEnd &&
+				(c == '[' && i == hostStart || c == ']' && i == hostStart+bytes.IndexByte(s[hostStart:hostEnd], ']'))
+			if !literal {
+				dst = appendEncoded(dst, c, &r)
+				continue
+			}
+		case classify.Table[c]&classify.Invalid != 0:
+			dst = appendEncoded(dst, c, &r)
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst, r
+}
+
+func appendEncoded(dst []byte, c byte, r *Repairs) []byte {
+	r.Encoded++
+	return append(dst, '%', upperHex[c>>4], upperHex[c&15])
+}
+
+func isAuthorityEnd(c byte, special bool) bool {
+	return c == '/' || c == '?' || c == '#' || special && c == '\\'
+}
+
+// isSpecial reports whether scheme is one the WHATWG URL standard treats
+// as special (where "\" means "/").
+func isSpecial(scheme []byte) bool {
+	switch string(bytes.ToLower(scheme)) {
+	case "http", "https", "ws", "wss", "ftp", "file":
+		return true
+	}
+	return false
+}
