@@ -33,6 +33,7 @@
 package normalize
 
 import (
+	"encoding/binary"
 	"strings"
 	"unsafe"
 
@@ -146,6 +147,9 @@ func (n *Normalizer) Append(dst []byte, u *uriscan.URI, level Level) []byte {
 
 // appendScheme is Append up to level Scheme.
 func (n *Normalizer) appendScheme(dst []byte, u *uriscan.URI, level Level) []byte {
+	if unchanged(u, level) {
+		return append(dst, u.String()...) // already normal: one copy
+	}
 	var scheme []byte // the lowercased scheme, in dst
 	if u.Has(uriscan.Scheme) {
 		start := len(dst)
@@ -282,8 +286,80 @@ func upper(c byte) byte {
 	return c
 }
 
+// unchanged reports whether u is its own normal form at level (up to
+// Scheme), so Append can copy it whole: no percent-encoding anywhere, a
+// lowercase scheme and host, no dot segment in an absolute path, and no
+// port or path that scheme-based normalization would change.
+func unchanged(u *uriscan.URI, level Level) bool {
+	raw := u.String()
+	if strings.IndexByte(raw, '%') >= 0 || hasUpper(u.Scheme()) || hasUpper(u.Host()) {
+		return false
+	}
+	path := u.Path()
+	if strings.HasPrefix(path, "/") && hasDotSegment(path) {
+		return false
+	}
+	if level < Scheme || !u.HasAuthority() {
+		return true
+	}
+	if u.Has(uriscan.Port) {
+		port := u.Port()
+		if port == "" || port == defaultPorts[u.Scheme()] {
+			return false
+		}
+	}
+	return path != "" || !slashWhenEmpty(unsafe.Slice(unsafe.StringData(u.Scheme()), len(u.Scheme())))
+}
+
+// hasUpper reports whether s has an upper case ASCII letter, eight bytes
+// at a time: a byte b is in 'A'..'Z' when b+0x3F has bit 7 set (b >= 'A')
+// and b+0x25 does not (b <= 'Z'), for bytes below 0x80 (all that a
+// scheme or host can hold).
+func hasUpper(s string) bool {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	upper := func(x uint64) bool { return (x+0x3F*ones)&^(x+0x25*ones)&high != 0 }
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	switch {
+	case len(b) >= 8:
+		for len(b) > 8 {
+			if upper(binary.LittleEndian.Uint64(b)) { // one load where the architecture allows it
+				return true
+			}
+			b = b[8:]
+		}
+		return upper(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[len(s)-8:]), 8)))
+	case len(b) >= 4: // two overlapping 4-byte words in one
+		return upper(uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[len(b)-4:]))<<32)
+	}
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHaveDotSegment is a quick filter for hasDotSegment: a dot segment
+// needs a "." at the start of the path or after a "/".
+func mayHaveDotSegment(path string) bool {
+	for i := 0; i < len(path); {
+		j := strings.IndexByte(path[i:], '.')
+		if j < 0 {
+			return false
+		}
+		if i+j == 0 || path[i+j-1] == '/' {
+			return true
+		}
+		i += j + 1
+	}
+	return false
+}
+
 // hasDotSegment reports whether path has a "." or ".." segment.
 func hasDotSegment(path string) bool {
+	if !mayHaveDotSegment(path) {
+		return false
+	}
 	for i := 0; i < len(path); {
 		j := strings.IndexByte(path[i:], '/')
 		seg := path[i:]

@@ -1,0 +1,100 @@
+package normalize
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/minio/highwayhash"
+	"github.com/uriscan/uriscan"
+)
+
+// corpus loads the valid lines of a shared URL list (skipping when absent).
+func corpus(tb testing.TB, name string) (uris []uriscan.URI, lines [][]byte, size int) {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join("../../shared/data/urls", name+".txt"))
+	if err != nil {
+		tb.Skipf("shared corpus absent: %v", err)
+	}
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		u, err := uriscan.Parse(l)
+		if err != nil || len(l) == 0 {
+			continue
+		}
+		uris = append(uris, u)
+		lines = append(lines, l)
+		size += len(l)
+	}
+	return uris, lines, size
+}
+
+// BenchmarkNormalizeHash measures normalize (scheme level) plus the keyed
+// HighwayHash-128 per URL of each shared list, and the hash alone.
+func BenchmarkNormalizeHash(b *testing.B) {
+	key := bytes.Repeat([]byte{1}, KeySize)
+	for _, name := range []string{"kasztp", "isaacs_files", "node_files"} {
+		b.Run("corpus="+name, func(b *testing.B) {
+			uris, lines, size := corpus(b, name)
+			b.Run("impl=normalize-scheme", func(b *testing.B) {
+				var n Normalizer
+				var buf []byte
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					for i := range uris {
+						buf = n.Append(buf[:0], &uris[i], Scheme)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(uris)), "ns/URL")
+			})
+			b.Run("impl=normalize-scheme+hash", func(b *testing.B) {
+				h, _ := NewHasher(key, Scheme)
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					for i := range uris {
+						h.Sum(&uris[i])
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(uris)), "ns/URL")
+			})
+			b.Run("impl=hash-only", func(b *testing.B) {
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, l := range lines {
+						highwayhash.Sum128(l, key)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(uris)), "ns/URL")
+			})
+		})
+	}
+}
+
+// TestNormalizeHashMedian reports the median time per URL of normalize +
+// hash over the shared lists (timed in batches of 256 URLs). It only
+// reports: timings are for benchmarks, not pass/fail tests.
+func TestNormalizeHashMedian(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing report")
+	}
+	uris, _, _ := corpus(t, "kasztp")
+	h, _ := NewHasher(bytes.Repeat([]byte{1}, KeySize), Scheme)
+	var per []float64
+	for rep := 0; rep < 3; rep++ {
+		for i := 0; i+256 <= len(uris); i += 256 {
+			start := time.Now()
+			for j := i; j < i+256; j++ {
+				h.Sum(&uris[j])
+			}
+			per = append(per, float64(time.Since(start).Nanoseconds())/256)
+		}
+	}
+	sort.Float64s(per)
+	t.Logf("normalize+hash median %.0f ns/URL over %d batches of 256 kasztp URLs", per[len(per)/2], len(per))
+}
