@@ -97,6 +97,21 @@ position and reason go to standard error.`,
 		setup:   setupNormalize,
 	},
 	{
+		name:     "dedup",
+		synopsis: "[--store memory|disk:DIR|redis://HOST:PORT[,...]] [--level L] [--key-file F] [FILE...]",
+		summary:  "write the first line of each equivalence class, in input order",
+		doc: `Writes each line whose normal form (--level, as for normalize) has not
+been seen before, in input order, and a summary on standard error: lines,
+invalid, unique, duplicates. Equivalence is decided on the keyed 128-bit
+HighwayHash of the normal form. The seen-set lives in memory (default), on
+local disk (disk:DIR, survives restarts) or in Redis / Valkey shared by many
+machines (redis://HOST:PORT, several addresses for a Redis Cluster); the
+last two need the same --key-file on every run and machine. Invalid lines
+are reported on standard error and counted, never written.`,
+		example: `uriscan dedup --store disk:/var/lib/crawl/seen --key-file key.hex frontier.txt`,
+		setup:   setupDedup,
+	},
+	{
 		name:     "cpu",
 		synopsis: "",
 		summary:  "report the CPU and the classification kernel in use",

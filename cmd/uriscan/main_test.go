@@ -610,3 +610,52 @@ func TestNormalizeRepairAndCrawler(t *testing.T) {
 		t.Errorf("jsonl repair: %q", out)
 	}
 }
+
+func TestDedup(t *testing.T) {
+	in := "http://a/\nHTTP://A:80/\nhttp://a b\nhttp://b/x/../\nhttp://b/\nhttp://a/\n\r\n"
+	code, out, errs := cli(t, in, "dedup")
+	if want := "http://a/\nhttp://b/x/../\n\n"; code != 1 || out != want {
+		t.Errorf("dedup: exit %d, output %q, want %q", code, out, want)
+	}
+	if !strings.Contains(errs, "<stdin>:3: offset 8:") || !strings.Contains(errs, "dedup: lines 7, invalid 1, unique 3, duplicates 3") {
+		t.Errorf("stderr %q", errs)
+	}
+	// Syntax level keeps the port apart; crawler level merges the fragment.
+	_, out, _ = cli(t, "http://a/\nhttp://a:80/\nhttp://a/#x\n", "dedup", "--level", "syntax")
+	if out != "http://a/\nhttp://a:80/\nhttp://a/#x\n" {
+		t.Errorf("syntax: %q", out)
+	}
+	_, out, _ = cli(t, "http://a/\nhttp://a:80/\nhttp://a/#x\n", "dedup", "--level", "crawler")
+	if out != "http://a/\n" {
+		t.Errorf("crawler: %q", out)
+	}
+	// More lines than one batch, order kept.
+	var b strings.Builder
+	for i := 0; i < 3*dedupBatch; i++ {
+		b.WriteString("http://h/" + strconv.Itoa(i%1500) + "\n")
+	}
+	code, out, errs = cli(t, b.String(), "dedup")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != 0 || len(lines) != 1500 || lines[0] != "http://h/0" || lines[1499] != "http://h/1499" {
+		t.Errorf("batches: exit %d, %d lines, stderr %q", code, len(lines), errs)
+	}
+	if code, _, errs := cli(t, "", "dedup", "--store", "floppy:"); code != 2 || !strings.Contains(errs, "--store") {
+		t.Errorf("bad store: exit %d %q", code, errs)
+	}
+}
+
+func TestDedupDiskStore(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "key")
+	os.WriteFile(key, []byte(strings.Repeat("5a", 32)), 0o600)
+	store := "disk:" + filepath.Join(dir, "seen")
+	_, out, errs := cli(t, "http://a/\nhttp://b/\n", "dedup", "--store", store, "--key-file", key)
+	if out != "http://a/\nhttp://b/\n" || !strings.Contains(errs, "unique 2, duplicates 0") {
+		t.Fatalf("first run: %q %q", out, errs)
+	}
+	// A second run, a new process in real use, remembers the first.
+	_, out, errs = cli(t, "HTTP://A:80/\nhttp://c/\n", "dedup", "--store", store, "--key-file", key)
+	if out != "http://c/\n" || !strings.Contains(errs, "unique 1, duplicates 1") {
+		t.Fatalf("second run: %q %q", out, errs)
+	}
+}

@@ -1,0 +1,265 @@
+package seen
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+const (
+	// minSlots is the smallest table: 64 slots, 1 KiB.
+	minSlots = 64
+	// maxSlots bounds a size hint: 2^40 slots would be 16 TiB.
+	maxSlots = 1 << 40
+	// migrateStep is how many old slots each Add moves while the table
+	// grows. The old table must be empty before the new one reaches its
+	// load limit, which takes 3/4 of the old table's slots in new keys:
+	// any step of 2 or more is enough; 16 finishes early (after old/16
+	// Adds) and bounds the work of one Add to 16 slot reads and as many
+	// inserts.
+	migrateStep = 16
+)
+
+// slot is one key, read little-endian as two words; {0, 0} is empty.
+type slot struct{ lo, hi uint64 }
+
+// Memory is an in-memory Set: an open-addressing hash table with linear
+// probing over a power-of-two slice of 16-byte slots, grown incrementally
+// (see the package documentation for the layout). Adding a key never
+// allocates, except when the table doubles.
+//
+// Memory is not safe for concurrent use by multiple goroutines.
+type Memory struct {
+	tab   []slot // current table; len is a power of two
+	mask  uint64 // len(tab) - 1
+	limit int64  // grow when more than limit non-zero keys are stored
+
+	old      []slot // previous table while migrating, else nil
+	oldMask  uint64
+	migrated uint64 // old slots below this index have been moved to tab
+
+	n       int64 // distinct keys, the zero key included
+	hasZero bool
+	closed  bool
+
+	sink uint64 // see AddBatch
+}
+
+var _ Set = (*Memory)(nil)
+
+// NewMemory returns an empty Memory sized to hold sizeHint keys without
+// growing (it still grows past that). A sizeHint <= 0 starts small.
+func NewMemory(sizeHint int) *Memory {
+	m := &Memory{}
+	m.setTable(make([]slot, slotsFor(sizeHint)))
+	return m
+}
+
+// slotsFor returns the power-of-two table size that holds n keys at a load
+// of at most 3/4.
+func slotsFor(n int) uint64 {
+	if n <= 0 {
+		return minSlots
+	}
+	need := uint64(n) + (uint64(n)+2)/3 // ceil(n * 4/3)
+	if need > maxSlots {
+		need = maxSlots
+	}
+	s := uint64(1) << bits.Len64(need-1)
+	if s < minSlots {
+		s = minSlots
+	}
+	return s
+}
+
+func (m *Memory) setTable(t []slot) {
+	m.tab = t
+	m.mask = uint64(len(t) - 1)
+	m.limit = int64(len(t) - len(t)/4)
+}
+
+// Add records k and reports whether it was not in the set before. It
+// returns ErrClosed after Close and no other error.
+func (m *Memory) Add(k Key) (bool, error) {
+	if m.closed {
+		return false, ErrClosed
+	}
+	return m.add(binary.LittleEndian.Uint64(k[0:8]), binary.LittleEndian.Uint64(k[8:16])), nil
+}
+
+// add is Add without the closed check.
+func (m *Memory) add(lo, hi uint64) bool {
+	if lo|hi == 0 {
+		if m.hasZero {
+			return false
+		}
+		m.hasZero = true
+		m.n++
+		return true
+	}
+	if m.old == nil {
+		// Steady state: one table.
+		t, mask := m.tab, m.mask
+		for i := lo & mask; ; i = (i + 1) & mask {
+			s := &t[i]
+			if s.lo == lo && s.hi == hi {
+				return false
+			}
+			if s.lo|s.hi == 0 {
+				if m.nonZero() >= m.limit {
+					// Full: grow, then insert into the new table.
+					break
+				}
+				s.lo, s.hi = lo, hi
+				m.n++
+				return true
+			}
+		}
+		m.grow()
+	}
+	return m.addMigrating(lo, hi)
+}
+
+// addMigrating adds a non-zero key while an old table may still hold keys:
+// a key is present if either table has it, and new keys go to the new
+// table. Each call moves migrateStep old slots.
+func (m *Memory) addMigrating(lo, hi uint64) bool {
+	if m.old != nil {
+		// The old table is never written during migration, so its
+		// probe sequences stay intact; keys already moved are found
+		// here as well as in the new table, which is harmless.
+		t, mask := m.old, m.oldMask
+		for i := lo & mask; ; i = (i + 1) & mask {
+			s := &t[i]
+			if s.lo == lo && s.hi == hi {
+				m.migrate(migrateStep)
+				return false
+			}
+			if s.lo|s.hi == 0 {
+				break
+			}
+		}
+	}
+	isNew := false
+	t, mask := m.tab, m.mask
+	for i := lo & mask; ; i = (i + 1) & mask {
+		s := &t[i]
+		if s.lo == lo && s.hi == hi {
+			break
+		}
+		if s.lo|s.hi == 0 {
+			s.lo, s.hi = lo, hi
+			m.n++
+			isNew = true
+			break
+		}
+	}
+	if m.old != nil {
+		m.migrate(migrateStep)
+	}
+	if isNew && m.old == nil && m.nonZero() > m.limit {
+		// Unreachable with migrateStep >= 2 (the old table empties
+		// first), kept so the load limit holds whatever the step.
+		m.grow()
+	}
+	return isNew
+}
+
+func (m *Memory) nonZero() int64 {
+	if m.hasZero {
+		return m.n - 1
+	}
+	return m.n
+}
+
+// grow starts migrating into a table twice the size, first finishing any
+// migration still running.
+func (m *Memory) grow() {
+	if m.old != nil {
+		m.migrate(uint64(len(m.old)))
+	}
+	if uint64(len(m.tab)) >= maxSlots {
+		panic("seen: Memory table cannot grow past 2^40 slots")
+	}
+	m.old, m.oldMask, m.migrated = m.tab, m.mask, 0
+	m.setTable(make([]slot, 2*len(m.tab)))
+}
+
+// migrate moves up to step old slots, in index order, to the new table,
+// and drops the old table after its last slot. A moved key is inserted
+// without a membership check: Add never puts a key that is in the old
+// table into the new one, and each old slot moves once.
+func (m *Memory) migrate(step uint64) {
+	old := m.old
+	end := m.migrated + step
+	if end > uint64(len(old)) {
+		end = uint64(len(old))
+	}
+	t, mask := m.tab, m.mask
+	for j := m.migrated; j < end; j++ {
+		s := old[j]
+		if s.lo|s.hi == 0 {
+			continue
+		}
+		i := s.lo & mask
+		for t[i].lo|t[i].hi != 0 {
+			i = (i + 1) & mask
+		}
+		t[i] = s
+	}
+	m.migrated = end
+	if end == uint64(len(old)) {
+		m.old, m.oldMask, m.migrated = nil, 0, 0
+	}
+}
+
+// batchAhead is how many keys AddBatch touches ahead of adding them.
+const batchAhead = 32
+
+// AddBatch records keys in order and sets isNew[i] as Add(keys[i]) would.
+// It returns ErrClosed after Close, ErrShortBatch if len(isNew) <
+// len(keys), and no other error.
+//
+// In steady state it first reads the home slot of several keys, which
+// lets the processor fetch their cache lines in parallel, and then adds
+// them one by one: on a table larger than the caches this is faster than
+// a loop of Add.
+func (m *Memory) AddBatch(keys []Key, isNew []bool) error {
+	if m.closed {
+		return ErrClosed
+	}
+	if len(isNew) < len(keys) {
+		return ErrShortBatch
+	}
+	isNew = isNew[:len(keys)]
+	for len(keys) > 0 {
+		n := min(len(keys), batchAhead)
+		chunk := keys[:n]
+		if m.old == nil {
+			var sink uint64
+			t, mask := m.tab, m.mask
+			for i := range chunk {
+				sink += t[binary.LittleEndian.Uint64(chunk[i][0:8])&mask].hi
+			}
+			m.sink = sink // keeps the loads alive
+		}
+		for i := range chunk {
+			k := &chunk[i]
+			isNew[i] = m.add(binary.LittleEndian.Uint64(k[0:8]), binary.LittleEndian.Uint64(k[8:16]))
+		}
+		keys, isNew = keys[n:], isNew[n:]
+	}
+	return nil
+}
+
+// Len returns the number of distinct keys recorded; after Close, the
+// number recorded before it.
+func (m *Memory) Len() int64 { return m.n }
+
+// Close releases the tables. Add and AddBatch then return ErrClosed.
+// Closing a closed Memory returns nil.
+func (m *Memory) Close() error {
+	m.closed = true
+	m.tab, m.old = nil, nil
+	m.mask, m.oldMask, m.migrated, m.limit = 0, 0, 0, 0
+	return nil
+}
