@@ -5,15 +5,17 @@ go 1.26.0
 replace github.com/uriscan/uriscan => ../
 
 require (
+	github.com/PuerkitoBio/purell v1.2.1
 	github.com/fredbi/uri v1.1.1
 	github.com/klauspost/cpuid/v2 v2.4.2
+	github.com/minio/highwayhash v1.0.4
 	github.com/nlnwa/whatwg-url v0.6.2
 	github.com/uriscan/uriscan v0.0.0-00010101000000-000000000000
+	golang.org/x/sys v0.50.0
 )
 
 require (
 	github.com/bits-and-blooms/bitset v1.20.0 // indirect
 	golang.org/x/net v0.34.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.21.0 // indirect
 )

@@ -128,6 +128,11 @@ type Impl struct {
 	// returns one pass: parse every record of c once and return how many
 	// were accepted.
 	Prepare func(c *Corpus) (pass func() int)
+	// One, set for the normalizers (NormImpls), handles one line outside
+	// any timing: its normal form (or hash, in hex) and whether the line
+	// was accepted. It picks the lines all normalizers accept, and tests
+	// compare outputs with it.
+	One func(line []byte) (out string, ok bool)
 
 	rank int // table order
 }

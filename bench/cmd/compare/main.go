@@ -2,10 +2,15 @@
 // list and prints a Markdown table: ns/URL, MB/s, speed-up vs net/url,
 // allocations per URL and how many lines each peer accepted.
 //
+// With -mode normalize it runs the normalizers instead (bench.NormImpls),
+// on the lines of each list that all of them accept, with speed-ups vs
+// purell FlagsSafe and vs uriparser's normalize.
+//
 // From the bench directory:
 //
 //	go run ./cmd/compare                      # pure-Go peers
 //	go run -tags uriparser ./cmd/compare      # and uriparser (cgo, liburiparser-dev)
+//	go run -tags uriparser ./cmd/compare -mode normalize
 //
 // Each run parses the whole list repeatedly for at least -mintime; the runs
 // of all peers are interleaved (run 1 of every peer, then run 2, ...) so
@@ -36,13 +41,36 @@ func main() {
 		implRE  = flag.String("impl", "", "only peers whose name matches this regexp")
 		corpRE  = flag.String("corpus", "", "only lists whose name matches this regexp")
 		legend  = flag.Bool("legend", true, "print what each peer calls")
+		clockF  = flag.String("clock", "wall", "wall: elapsed time; cpu: CPU time of this process (CLOCK_PROCESS_CPUTIME_ID, GC threads included), which leaves out the time other processes hold the CPU")
+		mode    = flag.String("mode", "parse", "parse: the parsers (bench.Impls); normalize: the normalizers (bench.NormImpls)")
 	)
 	flag.Parse()
 	if *count < 1 {
 		fmt.Fprintln(os.Stderr, "compare: -count must be at least 1")
 		os.Exit(2)
 	}
-	impls, err := filter(bench.Impls(), *implRE, func(i bench.Impl) string { return i.Name })
+	switch *clockF {
+	case "wall":
+	case "cpu":
+		if cpuClock == nil {
+			fmt.Fprintln(os.Stderr, "compare: -clock cpu is only on Linux")
+			os.Exit(2)
+		}
+		clock, clockName = cpuClock, "CPU time of the process"
+	default:
+		fmt.Fprintf(os.Stderr, "compare: -clock %q: want wall or cpu\n", *clockF)
+		os.Exit(2)
+	}
+	all := bench.Impls()
+	switch *mode {
+	case "parse":
+	case "normalize":
+		all = bench.NormImpls()
+	default:
+		fmt.Fprintf(os.Stderr, "compare: -mode %q: want parse or normalize\n", *mode)
+		os.Exit(2)
+	}
+	impls, err := filter(all, *implRE, func(i bench.Impl) string { return i.Name })
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(2)
@@ -63,10 +91,24 @@ func main() {
 
 	w := os.Stdout
 	header(w, *count, *minTime)
+	if *mode == "normalize" {
+		normalizeTable(w, cs, impls, *count, *minTime)
+	} else {
+		parseTable(w, cs, impls, *count, *minTime)
+	}
+	if *legend {
+		fmt.Fprintln(w)
+		for _, i := range impls {
+			fmt.Fprintf(w, "- `%s`: %s\n", i.Name, i.Desc)
+		}
+	}
+}
+
+func parseTable(w io.Writer, cs []*bench.Corpus, impls []bench.Impl, count int, minTime time.Duration) {
 	fmt.Fprintln(w, "| corpus (lines, avg bytes) | impl | ns/URL | ± | MB/s | vs net/url | allocs/URL | accepted |")
 	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, c := range cs {
-		rows := measure(c, impls, *count, *minTime)
+		rows := measure(c, impls, count, minTime)
 		base := 0.0
 		for _, r := range rows {
 			if r.name == bench.Baseline {
@@ -83,10 +125,38 @@ func main() {
 				label, r.name, r.ns, r.spread*100, r.mbs, ratio, allocs(r.allocs), r.accepted)
 		}
 	}
-	if *legend {
-		fmt.Fprintln(w)
-		for _, i := range impls {
-			fmt.Fprintf(w, "- `%s`: %s\n", i.Name, i.Desc)
+}
+
+// normalizeTable times the normalizers on the lines of each list that all
+// of impls accept; "accepts" counts the lines of the whole list each one
+// accepts.
+func normalizeTable(w io.Writer, cs []*bench.Corpus, impls []bench.Impl, count int, minTime time.Duration) {
+	fmt.Fprintln(w, "Timed on the lines every normalizer listed accepts (\"timed lines\"); accepts: lines of the whole list each accepts.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| corpus (timed lines of all, avg bytes) | impl | ns/URL | ± | MB/s | vs purell | vs uriparser | allocs/URL | accepts |")
+	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, full := range cs {
+		c, accepted := bench.NormCorpus(full, impls)
+		if len(c.Lines) == 0 {
+			fmt.Fprintf(os.Stderr, "compare: %s: no line accepted by every normalizer\n", full.Name)
+			continue
+		}
+		rows := measure(c, impls, count, minTime)
+		base := map[string]float64{}
+		for _, r := range rows {
+			base[r.name] = r.ns
+		}
+		ratio := func(name string, ns float64) string {
+			if b, ok := base[name]; ok && ns > 0 {
+				return fmt.Sprintf("%.2fx", b/ns)
+			}
+			return "–"
+		}
+		label := fmt.Sprintf("%s (%d of %d, %d B)", c.Name, len(c.Lines), len(full.Lines), c.Bytes/len(c.Lines))
+		for i, r := range rows {
+			fmt.Fprintf(w, "| %s | %s | %.0f | %.0f%% | %.0f | %s | %s | %s | %d |\n",
+				label, r.name, r.ns, r.spread*100, r.mbs, ratio(bench.NormBaseline, r.ns),
+				ratio(bench.NormBaseline2, r.ns), allocs(r.allocs), accepted[i])
 		}
 	}
 }
@@ -95,8 +165,14 @@ func header(w io.Writer, count int, minTime time.Duration) {
 	fmt.Fprintf(w, "CPU: %s (%d logical cores)  \n", cpuid.CPU.BrandName, runtime.NumCPU())
 	fmt.Fprintf(w, "Go: %s %s/%s, GOMAXPROCS %d  \n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 	fmt.Fprintf(w, "uriscan kernel: %s  \n", uriscan.Kernel())
-	fmt.Fprintf(w, "Median of %d interleaved runs of at least %s each; ± is (max-min)/2 over the runs.\n\n", count, minTime)
+	fmt.Fprintf(w, "Median of %d interleaved runs of at least %s (%s) each; ± is (max-min)/2 over the runs.\n\n", count, minTime, clockName)
 }
+
+var (
+	epoch     = time.Now()
+	clock     = func() time.Duration { return time.Since(epoch) }
+	clockName = "wall-clock time"
+)
 
 type row struct {
 	name      string
@@ -123,12 +199,12 @@ func measure(c *bench.Corpus, impls []bench.Impl, count int, minTime time.Durati
 		for i, pass := range passes {
 			runtime.GC()
 			iters := 0
-			start := time.Now()
+			start := clock()
 			var d time.Duration
 			for d < minTime {
 				pass()
 				iters++
-				d = time.Since(start)
+				d = clock() - start
 			}
 			rows[i].durations = append(rows[i].durations, float64(d.Nanoseconds())/float64(iters)/n)
 		}
