@@ -6,7 +6,11 @@ require golang.org/x/sys v0.50.0
 
 require github.com/klauspost/cpuid/v2 v2.4.2
 
-require github.com/minio/highwayhash v1.0.4
+require (
+	github.com/cockroachdb/pebble/v2 v2.1.7
+	github.com/minio/highwayhash v1.0.4
+	github.com/redis/go-redis/v9 v9.23.0
+)
 
 require (
 	github.com/DataDog/zstd v1.5.7 // indirect
@@ -17,7 +21,6 @@ require (
 	github.com/cockroachdb/crlib v0.0.0-20241112164430-1264a2edc35b // indirect
 	github.com/cockroachdb/errors v1.11.3 // indirect
 	github.com/cockroachdb/logtags v0.0.0-20230118201751-21c54148d20b // indirect
-	github.com/cockroachdb/pebble/v2 v2.1.7 // indirect
 	github.com/cockroachdb/redact v1.1.5 // indirect
 	github.com/cockroachdb/swiss v0.0.0-20260820225851-333444432258 // indirect
 	github.com/cockroachdb/tokenbucket v0.0.0-20230807174530-cc333fc44b06 // indirect
@@ -35,7 +38,6 @@ require (
 	github.com/prometheus/client_model v0.3.0 // indirect
 	github.com/prometheus/common v0.42.0 // indirect
 	github.com/prometheus/procfs v0.10.1 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/rogpeppe/go-internal v1.9.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect

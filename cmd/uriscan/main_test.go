@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/uriscan/uriscan"
 )
@@ -657,5 +658,30 @@ func TestDedupDiskStore(t *testing.T) {
 	_, out, errs = cli(t, "HTTP://A:80/\nhttp://c/\n", "dedup", "--store", store, "--key-file", key)
 	if out != "http://c/\n" || !strings.Contains(errs, "unique 1, duplicates 1") {
 		t.Fatalf("second run: %q %q", out, errs)
+	}
+}
+
+func TestDedupRedisStore(t *testing.T) {
+	addr := os.Getenv("URISCAN_REDIS_ADDR")
+	if addr == "" {
+		t.Skip("URISCAN_REDIS_ADDR not set (see .ci/redis.sh)")
+	}
+	dir := t.TempDir()
+	key := filepath.Join(dir, "key")
+	// A key of this test run's own: the store is shared and outlives it.
+	os.WriteFile(key, []byte(fmt.Sprintf("%064x", time.Now().UnixNano())), 0o600)
+	for _, store := range []string{"redis://" + addr, "redis://" + os.Getenv("URISCAN_REDIS_CLUSTER")} {
+		if store == "redis://" {
+			continue
+		}
+		in := fmt.Sprintf("http://h/%s/a\nHTTP://H:80/%s/a\n", store, store)
+		_, out, errs := cli(t, in, "dedup", "--store", store, "--key-file", key)
+		if strings.Count(out, "\n") != 1 || !strings.Contains(errs, "unique 1, duplicates 1") {
+			t.Errorf("%s first run: %q %q", store, out, errs)
+		}
+		_, out, errs = cli(t, in, "dedup", "--store", store, "--key-file", key)
+		if out != "" || !strings.Contains(errs, "unique 0, duplicates 2") {
+			t.Errorf("%s second run: %q %q", store, out, errs)
+		}
 	}
 }

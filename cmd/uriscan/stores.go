@@ -14,7 +14,11 @@ func openDiskStore(dir string) (seen.Set, error) {
 	return seen.OpenDisk(dir, nil)
 }
 
-// TEMPORARY until the Redis store lands.
+// openRedisStore opens the Redis seen-set: one address is a server (or a
+// cluster node, detected), several are the seed nodes of a Redis Cluster.
 func openRedisStore(addrs []string) (seen.Set, error) {
-	return nil, errors.New("redis store not available yet")
+	if len(addrs) == 0 || addrs[0] == "" {
+		return nil, errors.New("redis: needs an address, as redis://HOST:PORT")
+	}
+	return seen.OpenRedis(addrs, nil)
 }
