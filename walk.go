@@ -455,18 +455,22 @@ var zeroMasks blockMasks
 
 // schemeOK reports whether s matches scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
 func schemeOK(s string) bool {
-	if s == "https" || s == "http" {
-		return true
-	}
+	return s == "https" || s == "http" || schemeBad(s) < 0
+}
+
+// schemeBad returns the index of the first byte of s that breaks
+// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), 0 for an empty s,
+// or -1 when s is a scheme.
+func schemeBad(s string) int {
 	if len(s) == 0 || classify.Table[s[0]]&classify.Alpha == 0 {
-		return false
+		return 0
 	}
 	for i := 1; i < len(s); i++ {
 		if classify.Table[s[i]]&classify.SchemeChar == 0 {
-			return false
+			return i
 		}
 	}
-	return true
+	return -1
 }
 
 // closeAuthority splits and checks the authority src[a:end] from the
@@ -530,24 +534,14 @@ func (w *walker) closeAuthority(u *URI, a, end, firstAt, secondAt, colon, colonA
 // checkScheme checks scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
 // on src[a:b].
 func (w *walker) checkScheme(a, b int) {
-	src := w.src
-	if a == b {
+	switch i := schemeBad(w.src[a:b]); {
+	case i < 0:
+	case a == b:
 		w.fail(a, errSchemeEmpty, 0, Scheme)
-		return
-	}
-	if k := classify.Table[src[a]]; k&classify.Alpha == 0 {
-		code := errSchemeStart
-		if k&classify.Invalid != 0 {
-			code = errChar
-		}
-		w.fail(a, code, 0, Scheme)
-		return
-	}
-	for i := a + 1; i < b; i++ {
-		if classify.Table[src[i]]&classify.SchemeChar == 0 {
-			w.fail(i, errChar, 0, Scheme)
-			return
-		}
+	case i == 0 && classify.Table[w.src[a]]&classify.Invalid == 0:
+		w.fail(a, errSchemeStart, 0, Scheme) // a valid byte, but not ALPHA
+	default:
+		w.fail(a+i, errChar, 0, Scheme)
 	}
 }
 
