@@ -11,6 +11,7 @@ COUNT     ?= 1
 ## test-redis: the seen.Redis tests against the servers .ci/redis.sh starts (apt-get install redis-server)
 test-redis:
 	env_=$$(.ci/redis.sh) && eval "$$env_" && URISCAN_REDIS_REQUIRE=1 $(GO) test -count=1 -run Redis -v ./seen
+.PHONY: test-race
 .PHONY: all test test-go test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
 
 # The kernel dispatch should pick natively: avx512 > avx2 > generic.
@@ -21,7 +22,7 @@ all: test
 
 ## test: everything CI checks: formatting, generated code, vet (amd64 and arm64),
 ## tests with every kernel this CPU has, the GODEBUG and purego legs, arm64 under qemu
-test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 bench-smoke test-bench-module
+test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 test-race bench-smoke test-bench-module
 
 # Native: every kernel the CPU offers is tested against the scalar one in
 # each Kernel* test; URISCAN_EXPECT_KERNEL checks dispatch picked the best.
@@ -39,6 +40,10 @@ endif
 # No assembly at all.
 test-purego:
 	URISCAN_EXPECT_KERNEL=generic $(GO) test -count=1 -short -tags purego,noasm $(PKGS)
+
+# The race detector over the short tests (it needs cgo, so a C compiler).
+test-race:
+	$(GO) test -count=1 -short -race . ./cmd/... ./normalize/... ./seen/...
 
 ## test-arm64: the NEON kernel under qemu-aarch64-static (apt-get install qemu-user-static)
 test-arm64:
