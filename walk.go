@@ -271,10 +271,7 @@ loop:
 		// The common case, host only: reg-name, unless it is an IPv4address
 		// (first-match-wins, §3.2.2).
 		u.set(Host, a, end)
-		u.hostType = RegName
-		if end-a >= 7 && src[end-1]-'0' <= 9 && isIPv4(src[a:end]) {
-			u.hostType = IPv4
-		}
+		u.hostType = regNameKind(src[a:end])
 	} else {
 		w.closeAuthority(u, a, end, firstAt, secondAt, colon, colonAfterAt, br[:nbr])
 	}
@@ -423,10 +420,7 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 			return 0, false // userinfo, port, IP-literal or pct-encoded
 		}
 		u.set(Host, start+int(a), start+int(p))
-		u.hostType = RegName
-		if h := src[start+int(a) : start+int(p)]; len(h) >= 7 && h[len(h)-1]-'0' <= 9 && isIPv4(h) {
-			u.hostType = IPv4
-		}
+		u.hostType = regNameKind(src[start+int(a) : start+int(p)])
 	}
 	tail = tail >> p << p
 	if tail == 0 {
@@ -516,12 +510,7 @@ func (w *walker) closeAuthority(u *URI, a, end, firstAt, secondAt, colon, colonA
 			w.checkPort(u, colon+1, end)
 		}
 		u.set(Host, hostStart, hostEnd)
-		// First-match-wins (§3.2.2): a host that matches IPv4address is one.
-		if isIPv4(src[hostStart:hostEnd]) {
-			u.hostType = IPv4
-		} else {
-			u.hostType = RegName
-		}
+		u.hostType = regNameKind(src[hostStart:hostEnd])
 	}
 	for _, q := range br {
 		if q != lb && q != rb {
@@ -697,6 +686,17 @@ func checkIPv6(s string) (errCode, int) {
 		return errIPv6Groups, groups
 	}
 	return errNone, 0
+}
+
+// regNameKind returns the type of a host that is not an IP-literal:
+// first-match-wins (§3.2.2) makes it IPv4 when it matches IPv4address,
+// else reg-name. The inlined length and last-byte test keeps the call to
+// isIPv4 off the path of ordinary host names.
+func regNameKind(h string) HostType {
+	if len(h) < 7 || h[len(h)-1] > '9' || !isIPv4(h) {
+		return RegName
+	}
+	return IPv4
 }
 
 // isIPv4 reports whether s matches

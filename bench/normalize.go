@@ -70,15 +70,7 @@ var normImpls = []Impl{
 				return ok
 			}
 		},
-		One: func(l []byte) (string, bool) {
-			u, err := uriscan.Parse(l)
-			if err != nil {
-				return "", false
-			}
-			h, _ := normalize.NewHasher(HashKey, normalize.Scheme)
-			s := h.Sum(&u)
-			return hex.EncodeToString(s[:]), true
-		},
+		One: oneSchemeHash,
 	},
 	{
 		rank: 13, Name: "uriscan-scheme-hash-preparsed",
@@ -104,15 +96,7 @@ var normImpls = []Impl{
 				return len(uris)
 			}
 		},
-		One: func(l []byte) (string, bool) {
-			u, err := uriscan.Parse(l)
-			if err != nil {
-				return "", false
-			}
-			h, _ := normalize.NewHasher(HashKey, normalize.Scheme)
-			s := h.Sum(&u)
-			return hex.EncodeToString(s[:]), true
-		},
+		One: oneSchemeHash,
 	},
 	{
 		rank: 20, Name: "highwayhash-only",
@@ -218,4 +202,16 @@ func NormCorpus(c *Corpus, impls []Impl) (common *Corpus, accepted []int) {
 		}
 	}
 	return NewCorpus(c.Name, joined), accepted
+}
+
+// oneSchemeHash is the untimed one-line form of the scheme-level hash
+// impls: the hex digest of the line's normal form.
+func oneSchemeHash(l []byte) (string, bool) {
+	u, err := uriscan.Parse(l)
+	if err != nil {
+		return "", false
+	}
+	h, _ := normalize.NewHasher(HashKey, normalize.Scheme)
+	s := h.Sum(&u)
+	return hex.EncodeToString(s[:]), true
 }
