@@ -96,6 +96,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseVsOracle$$' -fuzztime $(FUZZTIME) ./fuzz
 	$(GO) test -run '^$$' -fuzz '^FuzzKernels$$' -fuzztime $(FUZZTIME) ./fuzz
 	$(GO) test -run '^$$' -fuzz '^FuzzLineScanner$$' -fuzztime $(FUZZTIME) ./fuzz
+	$(GO) test -run '^$$' -fuzz '^FuzzHighway$$' -fuzztime $(FUZZTIME) ./fuzz
 
 ## fuzz-arm64: FuzzKernels for the NEON kernel under qemu. The fuzzer
 ## re-executes its own binary, so arm64 binaries must run directly: this

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/minio/highwayhash"
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/internal/highway"
 )
 
 // KeySize is the size of a Hasher key: HighwayHash takes 32 bytes.
@@ -24,9 +24,16 @@ var ErrKeySize = errors.New("normalize: hash key must be 32 bytes")
 // with nil) for a set that lives in one process, a fixed one (from a key
 // file) for sets shared across runs or machines.
 //
+// The digest is exactly highwayhash.Sum128(normal form, key) from
+// github.com/minio/highwayhash, so sets built by other programs agree; it
+// is computed by internal/highway, which expands the key once and, with
+// AVX2, hashes a URI in one assembly call (about 2x faster than Sum128 on
+// URI-sized inputs).
+//
 // A Hasher is not safe for concurrent use; make one per goroutine.
 type Hasher struct {
 	key   [KeySize]byte
+	hk    *highway.Key
 	level Level
 	n     Normalizer
 	buf   []byte
@@ -46,6 +53,7 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 	default:
 		copy(h.key[:], key)
 	}
+	h.hk = highway.NewKey(&h.key)
 	return h, nil
 }
 
@@ -53,7 +61,7 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 // its buffer has grown to the longest URI seen.
 func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
 	h.buf = h.n.Append(h.buf[:0], u, h.level)
-	return highwayhash.Sum128(h.buf, h.key[:])
+	return h.hk.Sum128(h.buf)
 }
 
 // Canonical returns the normal form the last Sum hashed; it is valid until
@@ -62,7 +70,7 @@ func (h *Hasher) Canonical() []byte { return h.buf }
 
 // SumBytes returns the digest of an already normalized URI.
 func (h *Hasher) SumBytes(canonical []byte) [16]byte {
-	return highwayhash.Sum128(canonical, h.key[:])
+	return h.hk.Sum128(canonical)
 }
 
 // ReadKeyFile reads a hash key from a file holding 64 hex digits (32

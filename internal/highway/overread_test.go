@@ -1,0 +1,51 @@
+//go:build unix
+
+package highway
+
+import (
+	"math/rand/v2"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/minio/highwayhash"
+)
+
+// TestNoOverread hashes messages of every length up to four packets that
+// end flush against a PROT_NONE page (a read past the end faults) and
+// messages whose last partial packet starts just before the page end,
+// where the tail must be copied rather than loaded whole.
+func TestNoOverread(t *testing.T) {
+	page := os.Getpagesize()
+	mem, err := syscall.Mmap(-1, 0, 2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Skipf("mmap: %v", err)
+	}
+	defer syscall.Munmap(mem)
+	if err := syscall.Mprotect(mem[page:], syscall.PROT_NONE); err != nil {
+		t.Skipf("mprotect: %v", err)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < page; i++ {
+		mem[i] = byte(r.Uint32())
+	}
+	raw := randKey(r)
+	k := NewKey(raw)
+	for n := 0; n <= 4*32+1; n++ {
+		msg := mem[page-n : page]
+		if got, want := k.Sum128(msg), highwayhash.Sum128(msg, raw[:]); got != want {
+			t.Fatalf("len %d at page end: got %x, want %x", n, got, want)
+		}
+		other := mem[page-n-40 : page-40]
+		x, y := k.SumPair(msg, other)
+		if want := highwayhash.Sum128(msg, raw[:]); x != want {
+			t.Fatalf("pair, len %d at page end: got %x, want %x", n, x, want)
+		}
+		if want := highwayhash.Sum128(other, raw[:]); y != want {
+			t.Fatalf("pair, len %d: got %x, want %x", n, y, want)
+		}
+		if y, x = k.SumPair(other, msg); x != k.Sum128(msg) || y != k.Sum128(other) {
+			t.Fatalf("pair swapped, len %d: digests differ", n)
+		}
+	}
+}
