@@ -63,13 +63,30 @@ GLOBL iota<>(SB), RODATA|NOPTR, $32
 	VPOR         Y15, v1, v1
 
 // lastPacket<> builds HighwayHash's last packet (the reference's
-// hashBuffer) in Y13 from the r = R8 bytes (1..31) at DX, which it loads
-// as 32 bytes (the caller guarantees that cannot fault): the r&^3 bytes
+// hashBuffer) in Y13 from the r = R8 bytes (1..31) at DX: the r&^3 bytes
 // of whole 4-byte groups at offset 0, then for r >= 16 the last four
 // bytes at offset 28, else for r&3 != 0 the bytes at r&^3,
 // r&^3 + (r&3)>>1 and r-1 at offset 16; zeros elsewhere.
+//
+// It loads the 32 bytes at DX and masks off those past r&^3. That load
+// cannot fault when it stays in DX's page; otherwise DX is within 32 bytes
+// of its page end, so the 32 bytes ending at DX+r (the message's end) lie
+// in DX's page or the message: those are stored to the frame followed by
+// zeros, and DX points at the copy.
 // Clobbers R9-R11, Y14, Y15.
-TEXT lastPacket<>(SB), NOSPLIT|NOFRAME, $0
+TEXT lastPacket<>(SB), NOSPLIT, $64
+	MOVQ         DX, R9
+	ANDQ         $4095, R9
+	CMPQ         R9, $4064
+	JBE          load
+	VMOVDQU      -32(DX)(R8*1), Y13
+	VMOVDQU      Y13, 0(SP)
+	VPXOR        Y13, Y13, Y13
+	VMOVDQU      Y13, 32(SP)
+	LEAQ         32(SP), DX
+	SUBQ         R8, DX
+
+load:
 	VMOVDQU      (DX), Y13
 	MOVQ         R8, R9
 	ANDQ         $~3, R9
@@ -114,13 +131,14 @@ done:
 	VEXTRACTI128 $1, v1, X13  \
 	VPADDQ       X13, x0, x0
 
-// func sum128AVX2(state *[16]uint64, full []byte, tail *byte, r int, out *[16]byte)
-TEXT ·sum128AVX2(SB), NOSPLIT, $0-56
+// func sum128AVX2(state *[16]uint64, msg []byte, out *[16]byte)
+TEXT ·sum128AVX2(SB), NOSPLIT, $0-40
 	MOVQ state+0(FP), AX
-	MOVQ full_base+8(FP), BX
-	MOVQ full_len+16(FP), CX
-	MOVQ tail+32(FP), DX
-	MOVQ r+40(FP), R8
+	MOVQ msg_base+8(FP), BX
+	MOVQ msg_len+16(FP), CX
+	MOVQ CX, R8
+	ANDQ $31, R8
+	ANDQ $~31, CX
 
 	VMOVDQU 0(AX), Y1
 	VMOVDQU 32(AX), Y2
@@ -141,6 +159,7 @@ packets:
 tail:
 	TESTQ R8, R8
 	JZ    final
+	MOVQ  BX, DX
 	ADJUST(Y1, Y2)
 	CALL  lastPacket<>(SB)
 	UPDATE(Y13, Y1, Y2, Y3, Y4, Y0)
@@ -153,22 +172,22 @@ final:
 	PERMUTE_UPDATE(Y1, Y2, Y3, Y4, Y0)
 	PERMUTE_UPDATE(Y1, Y2, Y3, Y4, Y0)
 
-	MOVQ out+48(FP), DI
+	MOVQ out+32(FP), DI
 	DIGEST(Y1, Y2, Y3, Y4, X1)
 	VMOVDQU X1, (DI)
 	VZEROUPPER
 	RET
 
-// func sum128x2AVX2(state *[16]uint64, a []byte, ta *byte, b []byte, tb *byte, out *[32]byte)
+// func sum128x2AVX2(state *[16]uint64, a, b []byte, out *[32]byte)
 //
 // Two messages at once: state A in Y1-Y4, state B in Y6-Y9, their rounds
 // alternating so one's multiplies fill the other's latency.
-TEXT ·sum128x2AVX2(SB), NOSPLIT, $0-80
+TEXT ·sum128x2AVX2(SB), NOSPLIT, $0-64
 	MOVQ state+0(FP), AX
 	MOVQ a_base+8(FP), BX
 	MOVQ a_len+16(FP), CX
-	MOVQ b_base+40(FP), SI
-	MOVQ b_len+48(FP), DI
+	MOVQ b_base+32(FP), SI
+	MOVQ b_len+40(FP), DI
 
 	VMOVDQU 0(AX), Y1
 	VMOVDQU 32(AX), Y2
@@ -219,7 +238,7 @@ tails:
 	TESTQ CX, CX
 	JZ    tailB
 	MOVQ  CX, R8
-	MOVQ  ta+32(FP), DX
+	MOVQ  BX, DX
 	ADJUST(Y1, Y2)
 	CALL  lastPacket<>(SB)
 	UPDATE(Y13, Y1, Y2, Y3, Y4, Y0)
@@ -228,7 +247,7 @@ tailB:
 	TESTQ DI, DI
 	JZ    final
 	MOVQ  DI, R8
-	MOVQ  tb+64(FP), DX
+	MOVQ  SI, DX
 	ADJUST(Y6, Y7)
 	CALL  lastPacket<>(SB)
 	UPDATE(Y13, Y6, Y7, Y8, Y9, Y10)
@@ -247,7 +266,7 @@ final:
 	PERMUTE_UPDATE(Y1, Y2, Y3, Y4, Y0)
 	PERMUTE_UPDATE(Y6, Y7, Y8, Y9, Y10)
 
-	MOVQ out+72(FP), R11
+	MOVQ out+56(FP), R11
 	DIGEST(Y1, Y2, Y3, Y4, X1)
 	VMOVDQU X1, (R11)
 	DIGEST(Y6, Y7, Y8, Y9, X6)
