@@ -97,6 +97,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKernels$$' -fuzztime $(FUZZTIME) ./fuzz
 	$(GO) test -run '^$$' -fuzz '^FuzzLineScanner$$' -fuzztime $(FUZZTIME) ./fuzz
 	$(GO) test -run '^$$' -fuzz '^FuzzHighway$$' -fuzztime $(FUZZTIME) ./fuzz
+	$(GO) test -run '^$$' -fuzz '^FuzzHints$$' -fuzztime $(FUZZTIME) ./normalize
 
 ## fuzz-arm64: FuzzKernels for the NEON kernel under qemu. The fuzzer
 ## re-executes its own binary, so arm64 binaries must run directly: this

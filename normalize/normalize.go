@@ -147,7 +147,8 @@ func (n *Normalizer) Append(dst []byte, u *uriscan.URI, level Level) []byte {
 
 // appendScheme is Append up to level Scheme.
 func (n *Normalizer) appendScheme(dst []byte, u *uriscan.URI, level Level) []byte {
-	if unchanged(u, level) {
+	hints := uriHints(u)
+	if unchanged(u, level, hints) {
 		return append(dst, u.String()...) // already normal: one copy
 	}
 	var scheme []byte // the lowercased scheme, in dst
@@ -186,7 +187,7 @@ func (n *Normalizer) appendScheme(dst []byte, u *uriscan.URI, level Level) []byt
 		// Only from absolute paths: on a rootless one ("foo:a/../b")
 		// remove_dot_segments makes it absolute ("foo:/b"), which resolves
 		// relative references differently.
-		if strings.IndexByte(path, '%') < 0 && !hasDotSegment(path) {
+		if hints&hintPct == 0 && (hints&hintSlashDot == 0 || !hasDotSegment(path)) {
 			dst = append(dst, path...)
 			break
 		}
@@ -290,13 +291,13 @@ func upper(c byte) byte {
 // Scheme), so Append can copy it whole: no percent-encoding anywhere, a
 // lowercase scheme and host, no dot segment in an absolute path, and no
 // port or path that scheme-based normalization would change.
-func unchanged(u *uriscan.URI, level Level) bool {
-	raw := u.String()
-	if strings.IndexByte(raw, '%') >= 0 || hasUpper(u.Scheme()) || hasUpper(u.Host()) {
+// hints are u's uriHints.
+func unchanged(u *uriscan.URI, level Level, hints uint) bool {
+	if hints&(hintPct|hintUpper) != 0 {
 		return false
 	}
 	path := u.Path()
-	if strings.HasPrefix(path, "/") && hasDotSegment(path) {
+	if hints&hintSlashDot != 0 && strings.HasPrefix(path, "/") && hasDotSegment(path) {
 		return false
 	}
 	if level < Scheme || !u.HasAuthority() {
@@ -312,12 +313,15 @@ func unchanged(u *uriscan.URI, level Level) bool {
 }
 
 // hasUpper reports whether s has an upper case ASCII letter, eight bytes
-// at a time: a byte b is in 'A'..'Z' when b+0x3F has bit 7 set (b >= 'A')
-// and b+0x25 does not (b <= 'Z'), for bytes below 0x80 (all that a
-// scheme or host can hold).
+// at a time: with y its low seven bits, a byte b is in 'A'..'Z' when
+// y+0x3F has bit 7 set (y >= 'A'), y+0x25 does not (y <= 'Z') and b has
+// not (b < 0x80). No sum carries into the next byte.
 func hasUpper(s string) bool {
 	const ones, high = 0x0101010101010101, 0x8080808080808080
-	upper := func(x uint64) bool { return (x+0x3F*ones)&^(x+0x25*ones)&high != 0 }
+	upper := func(x uint64) bool {
+		y := x &^ high
+		return (y+0x3F*ones)&^(y+0x25*ones)&^x&high != 0
+	}
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	switch {
 	case len(b) >= 8:

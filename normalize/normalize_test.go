@@ -97,16 +97,3 @@ func TestZeroAllocs(t *testing.T) {
 		t.Errorf("got %q", buf)
 	}
 }
-
-func TestHasUpper(t *testing.T) {
-	for c := 0; c < 128; c++ {
-		for pos := 0; pos < 17; pos++ {
-			b := []byte("abcdefghijklmnopq")
-			b[pos] = byte(c)
-			want := 'A' <= c && c <= 'Z'
-			if got := hasUpper(string(b)); got != want {
-				t.Fatalf("hasUpper(%q) = %v", b, got)
-			}
-		}
-	}
-}
