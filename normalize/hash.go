@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"unsafe"
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/highway"
@@ -37,6 +38,7 @@ type Hasher struct {
 	level Level
 	n     Normalizer
 	buf   []byte
+	canon []byte // the last Sum's normal form: buf, or the URI's text
 }
 
 // NewHasher returns a Hasher for level with the given 32-byte key, or a
@@ -60,13 +62,26 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 // Sum returns the digest of u's normal form. It does not allocate once
 // its buffer has grown to the longest URI seen.
 func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
-	h.buf = h.n.Append(h.buf[:0], u, h.level)
+	if h.level <= Scheme {
+		// Most URIs are already normal: hash them where they are.
+		hints := uriHints(u)
+		if unchanged(u, h.level, hints) {
+			raw := u.String()
+			h.canon = unsafe.Slice(unsafe.StringData(raw), len(raw))
+			return h.hk.Sum128(h.canon)
+		}
+		h.buf = h.n.appendChanged(h.buf[:0], u, h.level, hints)
+	} else {
+		h.buf = h.n.Append(h.buf[:0], u, h.level)
+	}
+	h.canon = h.buf
 	return h.hk.Sum128(h.buf)
 }
 
 // Canonical returns the normal form the last Sum hashed; it is valid until
-// the next call to Sum.
-func (h *Hasher) Canonical() []byte { return h.buf }
+// the next call to Sum and must not be modified (when u was already
+// normal it is u's own text).
+func (h *Hasher) Canonical() []byte { return h.canon }
 
 // SumBytes returns the digest of an already normalized URI.
 func (h *Hasher) SumBytes(canonical []byte) [16]byte {

@@ -91,3 +91,32 @@ func TestHashZeroAllocs(t *testing.T) {
 		t.Errorf("%v allocations per Sum", a)
 	}
 }
+
+// TestSumIsAppendThenHash checks, at every level, that Sum (which hashes
+// an already normal URI in place) returns highwayhash.Sum128 of what
+// Append writes, and that Canonical is that text, on URIs that are
+// already normal and URIs that are not.
+func TestSumIsAppendThenHash(t *testing.T) {
+	inputs := []string{
+		"http://example.com/a", "http://example.com", "HTTP://example.com/a", "http://example.com:80/a",
+		"http://example.com/./a", "http://example.com/a?b=%7e", "foo:a/../b", "//h/p", "p?q#f", "",
+		"http://www.example.com/index.html?utm_source=x&b=1#frag", "mailto:A@Example.COM",
+	}
+	for _, level := range []Level{Syntax, Scheme, Crawler} {
+		h, _ := NewHasher(testKey, level)
+		var n Normalizer
+		for _, in := range inputs {
+			u, err := uriscan.ParseString(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := n.Append(nil, &u, level)
+			if got := h.Sum(&u); got != highwayhash.Sum128(want, testKey) {
+				t.Errorf("level %v, %q: Sum is not Sum128 of %q", level, in, want)
+			}
+			if got := h.Canonical(); !bytes.Equal(got, want) {
+				t.Errorf("level %v, %q: Canonical %q, want %q", level, in, got, want)
+			}
+		}
+	}
+}

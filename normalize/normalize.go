@@ -151,6 +151,11 @@ func (n *Normalizer) appendScheme(dst []byte, u *uriscan.URI, level Level) []byt
 	if unchanged(u, level, hints) {
 		return append(dst, u.String()...) // already normal: one copy
 	}
+	return n.appendChanged(dst, u, level, hints)
+}
+
+// appendChanged is appendScheme for a u that unchanged rejected.
+func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hints uint) []byte {
 	var scheme []byte // the lowercased scheme, in dst
 	if u.Has(uriscan.Scheme) {
 		start := len(dst)
