@@ -119,6 +119,31 @@ var normImpls = []Impl{
 		},
 	},
 	{
+		rank: 21, Name: "uriscan-hash-only",
+		Desc: "normalize.Hasher.SumBytes of the raw line (uriscan's one-call AVX2 HighwayHash-128, digests equal to highwayhash.Sum128): the hash's share of uriscan-scheme-hash",
+		Prepare: func(c *Corpus) func() int {
+			h, err := normalize.NewHasher(HashKey, normalize.Scheme)
+			if err != nil {
+				panic(err)
+			}
+			return func() (ok int) {
+				var acc byte
+				for _, l := range c.Lines {
+					s := h.SumBytes(l)
+					acc ^= s[0]
+					ok++
+				}
+				sink += int(acc)
+				return ok
+			}
+		},
+		One: func(l []byte) (string, bool) {
+			h, _ := normalize.NewHasher(HashKey, normalize.Scheme)
+			s := h.SumBytes(l)
+			return hex.EncodeToString(s[:]), true
+		},
+	},
+	{
 		rank: 30, Name: NormBaseline,
 		Desc: "github.com/PuerkitoBio/purell v1.2.1 NormalizeURLString(s, purell.FlagsSafe) (**baseline**): net/url.Parse, lowercase host, width fold + NFC + IDNA ToASCII of the host, then the flags; returns a new string",
 		Prepare: func(c *Corpus) func() int {
