@@ -7,8 +7,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/uriscan/uriscan/internal/pagetest"
 )
 
 // forEachKernel runs f once per kernel this CPU offers, with that kernel
@@ -114,15 +115,8 @@ func TestKernelRandom(t *testing.T) {
 // TestKernelNoOverread puts inputs of every short length flush against a
 // PROT_NONE page: a kernel that reads one byte too many faults.
 func TestKernelNoOverread(t *testing.T) {
-	page := os.Getpagesize()
-	mem, err := syscall.Mmap(-1, 0, 2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Skipf("mmap: %v", err)
-	}
-	defer syscall.Munmap(mem)
-	if err := syscall.Mprotect(mem[page:], syscall.PROT_NONE); err != nil {
-		t.Skipf("mprotect: %v", err)
-	}
+	mem := pagetest.BeforeGuard(t)
+	page := len(mem)
 	for i := 0; i < page; i++ {
 		mem[i] = "http://h/%41?q#f"[i%16]
 	}

@@ -2,25 +2,24 @@ package normalize
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// sortedBounds orders three offsets as hostEnd <= pathStart <= pathEnd.
+func sortedBounds(a, b, c int) [3]int {
+	s := []int{a, b, c}
+	slices.Sort(s)
+	return [3]int(s)
+}
 
 // checkHints compares hints with hintsGeneric for s under every choice of
 // boundaries the scanner could give (hostEnd <= pathStart <= pathEnd).
 func checkHints(t *testing.T, s string, r *rand.Rand, trials int) {
 	t.Helper()
 	for i := 0; i < trials; i++ {
-		b := []int{r.IntN(len(s) + 1), r.IntN(len(s) + 1), r.IntN(len(s) + 1)}
-		if b[0] > b[1] {
-			b[0], b[1] = b[1], b[0]
-		}
-		if b[1] > b[2] {
-			b[1], b[2] = b[2], b[1]
-		}
-		if b[0] > b[1] {
-			b[0], b[1] = b[1], b[0]
-		}
+		b := sortedBounds(r.IntN(len(s)+1), r.IntN(len(s)+1), r.IntN(len(s)+1))
 		if got, want := hints(s, b[0], b[1], b[2]), hintsGeneric(s, b[0], b[1], b[2]); got != want {
 			t.Fatalf("hints(%q, %d, %d, %d) = %03b, want %03b", s, b[0], b[1], b[2], got, want)
 		}
@@ -86,16 +85,7 @@ func FuzzHints(f *testing.F) {
 	f.Add(strings.Repeat("x/", 40)+".", uint16(0), uint16(3), uint16(81))
 	f.Fuzz(func(t *testing.T, s string, a, b, c uint16) {
 		n := len(s) + 1
-		bs := []int{int(a) % n, int(b) % n, int(c) % n}
-		if bs[0] > bs[1] {
-			bs[0], bs[1] = bs[1], bs[0]
-		}
-		if bs[1] > bs[2] {
-			bs[1], bs[2] = bs[2], bs[1]
-		}
-		if bs[0] > bs[1] {
-			bs[0], bs[1] = bs[1], bs[0]
-		}
+		bs := sortedBounds(int(a)%n, int(b)%n, int(c)%n)
 		if got, want := hints(s, bs[0], bs[1], bs[2]), hintsGeneric(s, bs[0], bs[1], bs[2]); got != want {
 			t.Fatalf("hints(%q, %v) = %03b, want %03b", s, bs, got, want)
 		}

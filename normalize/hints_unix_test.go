@@ -4,24 +4,17 @@ package normalize
 
 import (
 	"math/rand/v2"
-	"os"
-	"syscall"
 	"testing"
+
+	"github.com/uriscan/uriscan/internal/pagetest"
 	"unsafe"
 )
 
 // TestHintsNoOverread puts strings of every length up to three blocks
 // flush against a PROT_NONE page.
 func TestHintsNoOverread(t *testing.T) {
-	page := os.Getpagesize()
-	mem, err := syscall.Mmap(-1, 0, 2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Skipf("mmap: %v", err)
-	}
-	defer syscall.Munmap(mem)
-	if err := syscall.Mprotect(mem[page:], syscall.PROT_NONE); err != nil {
-		t.Skipf("mprotect: %v", err)
-	}
+	mem := pagetest.BeforeGuard(t)
+	page := len(mem)
 	r := rand.New(rand.NewPCG(13, 14))
 	for i := 0; i < page; i++ {
 		mem[i] = "HTTP://a/./%41b/.."[r.IntN(18)]

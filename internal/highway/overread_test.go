@@ -4,9 +4,9 @@ package highway
 
 import (
 	"math/rand/v2"
-	"os"
-	"syscall"
 	"testing"
+
+	"github.com/uriscan/uriscan/internal/pagetest"
 
 	"github.com/minio/highwayhash"
 )
@@ -16,15 +16,8 @@ import (
 // messages whose last partial packet starts just before the page end,
 // where the tail must be copied rather than loaded whole.
 func TestNoOverread(t *testing.T) {
-	page := os.Getpagesize()
-	mem, err := syscall.Mmap(-1, 0, 2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Skipf("mmap: %v", err)
-	}
-	defer syscall.Munmap(mem)
-	if err := syscall.Mprotect(mem[page:], syscall.PROT_NONE); err != nil {
-		t.Skipf("mprotect: %v", err)
-	}
+	mem := pagetest.BeforeGuard(t)
+	page := len(mem)
 	r := rand.New(rand.NewPCG(7, 8))
 	for i := 0; i < page; i++ {
 		mem[i] = byte(r.Uint32())
