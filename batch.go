@@ -89,7 +89,14 @@ func (s *LineScanner) Scan() bool {
 	s.line++
 	u := &s.u
 	u.defined, u.hostType, u.portOK, u.port = 0, NoHost, false, 0
-	if end, ok := s.w.fast(u, pos); ok {
+	end, ok := s.w.fast(u, pos)
+	if !ok && end == fastWindowEnd && s.w.next < len(s.w.src) {
+		// The record runs past the window: classify one that starts at
+		// it (re-classifying the part already seen) and try again.
+		s.w.refillAt(pos)
+		end, ok = s.w.fast(u, pos)
+	}
+	if ok {
 		// A fast record ends at a "\n" or at the end of the input.
 		s.start, s.end, s.valid, s.pos = pos, end, true, end+1
 		u.raw, u.off = s.w.src[pos:end], int32(pos)

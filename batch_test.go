@@ -195,3 +195,52 @@ func TestLineScannerZeroAllocs(t *testing.T) {
 		t.Errorf("%v allocations per scan of %d records, want 0", n, 150)
 	}
 }
+
+// TestLineScannerFastLong covers the batch fast path's long records (no
+// "\n" in their first 64 bytes): every length from 40 to 300 bytes, with
+// a byte that must send the record to the walk (or end a component)
+// placed at positions on both sides of every 64-byte boundary, records
+// starting at every offset of a block and crossing window edges.
+func TestLineScannerFastLong(t *testing.T) {
+	var b strings.Builder
+	heads := []string{"http://example.com/", "file:///", "https://a.b/c/", "x:/", "mailto:",
+		"http://" + strings.Repeat("h", 70) + "/", "http://" + strings.Repeat("h", 50) + "/"}
+	specials := []byte{'%', '?', '#', '[', ' ', '\r', ':', '@', '/', 0x80}
+	n := 0
+	for length := 40; length <= 300; length++ {
+		head := heads[length%len(heads)]
+		if len(head) >= length {
+			head = heads[0]
+		}
+		rec := []byte(head + strings.Repeat("p", length-len(head)))
+		b.Write(rec)
+		b.WriteByte('\n')
+		for pos := len(head); pos < length; pos++ {
+			if d := pos % 64; d > 2 && d < 62 && pos%9 != 0 {
+				continue
+			}
+			c := specials[n%len(specials)]
+			n++
+			r := append([]byte(nil), rec...)
+			r[pos] = c
+			b.Write(r)
+			b.WriteByte('\n')
+		}
+	}
+	in := b.String() + "http://h/" + strings.Repeat("z", 100) // no final "\n"
+	forEachKernel(t, func(t *testing.T) {
+		want := wantAll(in)
+		got := scanAll(t, NewLineScannerBytes([]byte(in)))
+		if len(got) != len(want) {
+			t.Fatalf("%d records, want %d", len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("record %d:\ngot  %s\nwant %s", i+1, got[i], want[i])
+			}
+		}
+		if got := strings.Join(scanAll(t, NewLineScanner(iotest.HalfReader(strings.NewReader(in)))), "\n"); got != strings.Join(want, "\n") {
+			t.Fatal("reader: records differ from ParseString's")
+		}
+	})
+}

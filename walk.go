@@ -1,6 +1,7 @@
 package uriscan
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"strings"
@@ -83,6 +84,15 @@ func (c *cursor) popSlow() int {
 			return c.base + bits.TrailingZeros64(b)
 		}
 	}
+}
+
+// refillAt classifies a window starting at pos, which must not be past
+// the input already classified (so windows may overlap). The walk
+// positions itself with seek before it pops.
+func (c *cursor) refillAt(pos int) {
+	c.next = pos
+	c.fill()
+	c.bits = 0
 }
 
 // fill classifies the next window of input.
@@ -358,99 +368,200 @@ done:
 }
 
 // fast scans the batch record at start straight from the window's masks,
-// without the walk, when it has the common shape: shorter than 64 bytes
-// with its "\n" in the window, no invalid byte (so no "\r"), and either no
-// structural byte at all (a relative path) or
+// without the walk, when it has the common shape: its "\n" in the window,
+// no invalid byte (so no "\r"), and either (under 64 bytes) no structural
+// byte at all (a relative path) or
 //
 //	scheme ":" [ "//" reg-name ] path [ "?" query ] [ "#" fragment ]
 //
 // with no "@", ":", "[", "]" or "%" in the authority and no "%", "[", "]"
 // or second "?" or "#" after it. Such a record is valid; fast sets its
 // components and returns its end and true. Any other record, valid or
-// not, gets false and goes to the walk, which has the last word.
+// not, gets false and goes to the walk, which has the last word; a record
+// that may run past the window gets fastWindowEnd, so that the caller can
+// classify a window that starts at it and try again.
 //
-// The masks of the two blocks the record can touch are shifted into one
-// word each whose bit 0 is the record's first byte, so every boundary is
-// one TrailingZeros64.
+// The masks of the two blocks a 64-byte word of the record can touch are
+// shifted into one word each whose bit 0 is the record's first byte, so
+// every boundary is one TrailingZeros64. A record of 64 bytes or more
+// must have its scheme and authority in its first word; fastEnd follows
+// its path, query and fragment word by word to the "\n".
 func (w *walker) fast(u *URI, start int) (int, bool) {
-	src, win := w.src, w.win
-	r := uint(start - win)
+	r := uint(start - w.win)
 	k := r / blockSize
-	if r >= uint(w.nblk)*blockSize {
-		return 0, false
+	if k >= uint(w.nblk) {
+		return fastWindowEnd, false
 	}
-	sh := r % blockSize
 	lo := &w.m[k%winBlocks]
-	var hi *blockMasks
+	hi := &zeroMasks
 	if k+1 < uint(w.nblk) {
 		hi = &w.m[(k+1)%winBlocks]
-	} else {
-		hi = &zeroMasks
 	}
-	// word joins the masks of the two blocks from bit sh of the first. (The
-	// second shift is split so that no count reaches 64.)
-	word := func(a, b uint64) uint64 { return a>>sh | b<<1<<(63-sh) }
-	nl := word(lo.newline, hi.newline)
-	if nl == 0 {
-		return 0, false // 64 bytes or more, the end of the window, or of the input
+	// Each word joins the masks of the two blocks from bit sh of the
+	// first. (The second shift is split so that no count reaches 64.)
+	sh := r % blockSize
+	up := 63 - sh
+	nl := lo.newline>>sh | hi.newline<<1<<up
+	// n is the record's length, in its bytes in the first word; a long
+	// record (no "\n" in its first 64 bytes) is taken only when all of
+	// them are input.
+	long := nl == 0
+	n, in := uint(bits.TrailingZeros64(nl)), ^uint64(0) // n is 64 when long
+	if !long {
+		in = uint64(1)<<n - 1
+	} else if k+1 >= uint(w.nblk) {
+		return fastWindowEnd, false
+	} else if start+blockSize >= len(w.src) {
+		return 0, false // the end of the input
 	}
-	n := uint(bits.TrailingZeros64(nl)) // the record's length
-	in := uint64(1)<<n - 1              // its bytes
-	if word(lo.invalid, hi.invalid)&in != 0 {
+	if (lo.invalid>>sh|hi.invalid<<1<<up)&in != 0 {
 		return 0, false
 	}
 	e := start + int(n)
-	st := word(lo.structural, hi.structural) & in
+	s0 := int32(start)
+	st := (lo.structural>>sh | hi.structural<<1<<up) & in
 	if st == 0 { // no structural byte: path-noscheme, path-empty
-		u.set(Path, start, e)
+		if long {
+			return 0, false
+		}
+		u.spans[Path] = span{s0, int32(e)}
+		u.defined = 1 << Path
 		return e, true
 	}
+	// rec is the record's first byte: the masks put every offset read
+	// below inside the record, so the reads need no bounds checks.
+	rec := unsafe.Add(unsafe.Pointer(unsafe.StringData(w.src)), start)
+	at := func(i uint) byte { return *(*byte)(unsafe.Add(rec, i)) }
 	f := uint(bits.TrailingZeros64(st))
-	if f == 0 || src[start+int(f)] != ':' || !schemeOK(src[start:start+int(f)]) {
+	if at(f) != ':' || !fastScheme(rec, f) {
 		return 0, false
 	}
-	u.set(Scheme, start, start+int(f))
-	tail := word(lo.tail, hi.tail) & in
+	u.spans[Scheme] = span{s0, s0 + int32(f)}
+	defined := uint8(1<<Scheme | 1<<Path)
 	p := f + 1 // the path starts here, or the "//" of an authority
-	if p+1 < n && src[start+int(p)] == '/' && src[start+int(p)+1] == '/' {
+	if p+1 < n && at(p) == '/' && at(p+1) == '/' {
 		a := p + 2
-		end := word(lo.delim, hi.delim) & in >> a << a
+		end := (lo.delim>>sh | hi.delim<<1<<up) & in >> a << a
 		p = min(uint(bits.TrailingZeros64(end)), n)
-		if st>>a<<a&(uint64(1)<<p-1) != 0 {
+		if long && p == n || st>>a<<a&(uint64(1)<<p-1) != 0 {
 			return 0, false // userinfo, port, IP-literal or pct-encoded
 		}
-		u.set(Host, start+int(a), start+int(p))
-		u.hostType = regNameKind(src[start+int(a) : start+int(p)])
+		u.spans[Host] = span{s0 + int32(a), s0 + int32(p)}
+		defined |= 1 << Host
+		u.hostType = RegName
+		if p-a >= 7 && at(p-1) <= '9' {
+			u.hostType = regNameKind(unsafe.String((*byte)(unsafe.Add(rec, a)), p-a))
+		}
 	}
-	tail = tail >> p << p
-	if tail == 0 {
-		u.set(Path, start+int(p), e)
+	// The tail events (? # % [ ]) after the path's start: at most two,
+	// the first to end the path.
+	tail := (lo.tail>>sh | hi.tail<<1<<up) & in >> p << p
+	if tail == 0 && !long { // the common case: the path runs to the end
+		u.spans[Path] = span{s0 + int32(p), int32(e)}
+		u.defined = defined
 		return e, true
 	}
-	t := uint(bits.TrailingZeros64(tail))
-	u.set(Path, start+int(p), start+int(t))
-	if src[start+int(t)] == '?' {
+	var ev [2]uint
+	nev := 0
+	for ; tail != 0; tail &= tail - 1 {
+		if nev == len(ev) {
+			return 0, false
+		}
+		ev[nev], nev = uint(bits.TrailingZeros64(tail)), nev+1
+	}
+	if long {
+		var ok bool
+		if e, nev, ok = w.fastEnd(k, sh, start, &ev, nev); !ok {
+			return e, false
+		}
+	}
+	if nev == 0 {
+		u.spans[Path] = span{s0 + int32(p), int32(e)}
+		u.defined = defined
+		return e, true
+	}
+	t := ev[0]
+	u.spans[Path] = span{s0 + int32(p), s0 + int32(t)}
+	if at(t) == '?' {
 		q := t + 1
-		if tail &= tail - 1; tail == 0 {
-			u.set(Query, start+int(q), e)
+		defined |= 1 << Query
+		if nev == 1 {
+			u.spans[Query] = span{s0 + int32(q), int32(e)}
+			u.defined = defined
 			return e, true
 		}
-		t = uint(bits.TrailingZeros64(tail))
-		u.set(Query, start+int(q), start+int(t))
+		t, nev = ev[1], 1
+		u.spans[Query] = span{s0 + int32(q), s0 + int32(t)}
 	}
-	if src[start+int(t)] != '#' || tail&(tail-1) != 0 {
+	if at(t) != '#' || nev != 1 {
 		return 0, false
 	}
-	u.set(Fragment, start+int(t)+1, e)
+	u.spans[Fragment] = span{s0 + int32(t) + 1, int32(e)}
+	u.defined = defined | 1<<Fragment
 	return e, true
 }
 
-var zeroMasks blockMasks
+// fastWindowEnd is what fast returns, with false, for a record that may
+// continue past the classified window: the caller can classify a window
+// starting at the record and try again.
+const fastWindowEnd = -1
 
-// schemeOK reports whether s matches scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
-func schemeOK(s string) bool {
-	return s == "https" || s == "http" || schemeBad(s) < 0
+// fastEnd finds the end of a record that has no "\n" in its first 64
+// bytes (word 0 of fast), a word of 64 bytes at a time, adding the offsets
+// of the tail bytes (? # % [ ]) it meets to ev[:nev]. It returns false
+// when an invalid byte comes before the "\n", there are more than
+// len(ev) events, or the window ends first.
+func (w *walker) fastEnd(k, sh uint, start int, ev *[2]uint, nev int) (int, int, bool) {
+	up := 63 - sh
+	for j := uint(1); ; j++ {
+		kj := k + j
+		if kj >= uint(w.nblk) {
+			return fastWindowEnd, 0, false
+		}
+		lo := &w.m[kj%winBlocks]
+		hi := &zeroMasks
+		if kj+1 < uint(w.nblk) {
+			hi = &w.m[(kj+1)%winBlocks]
+		}
+		nl := lo.newline>>sh | hi.newline<<1<<up
+		in := ^uint64(0)
+		if nl != 0 {
+			in = uint64(1)<<bits.TrailingZeros64(nl) - 1
+		}
+		if (lo.invalid>>sh|hi.invalid<<1<<up)&in != 0 {
+			return 0, 0, false
+		}
+		for tail := (lo.tail>>sh | hi.tail<<1<<up) & in; tail != 0; tail &= tail - 1 {
+			if nev == len(ev) {
+				return 0, 0, false
+			}
+			ev[nev], nev = blockSize*j+uint(bits.TrailingZeros64(tail)), nev+1
+		}
+		if nl != 0 {
+			return start + int(blockSize*j) + bits.TrailingZeros64(nl), nev, true
+		}
+	}
 }
+
+// fastScheme reports whether the f bytes at rec, before a ':', are a
+// scheme, with http, https and file decided by one 4-byte compare.
+func fastScheme(rec unsafe.Pointer, f uint) bool {
+	if f-4 <= 1 {
+		switch binary.LittleEndian.Uint32(unsafe.Slice((*byte)(rec), 4)) {
+		case 'h' | 't'<<8 | 't'<<16 | 'p'<<24:
+			if f == 4 || *(*byte)(unsafe.Add(rec, 4)) == 's' {
+				return true
+			}
+		case 'f' | 'i'<<8 | 'l'<<16 | 'e'<<24:
+			if f == 4 {
+				return true
+			}
+		}
+	}
+	return schemeBad(unsafe.String((*byte)(rec), f)) < 0
+}
+
+var zeroMasks blockMasks
 
 // schemeBad returns the index of the first byte of s that breaks
 // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), 0 for an empty s,
