@@ -30,6 +30,12 @@ type LineScanner struct {
 	line  int
 	valid bool
 	ioErr error // sticky; io.EOF once the reader is exhausted
+
+	// Records taken ahead by the batch assembly: recs[irec:nrec] are
+	// next. skip counts records to scan without it after it took none.
+	recs       [fastBatchLen]fastRec
+	irec, nrec int
+	skip       int
 }
 
 // DefaultBufferSize is the read buffer of a streaming LineScanner: large
@@ -71,6 +77,7 @@ func (s *LineScanner) ResetBytes(buf []byte) {
 
 func (s *LineScanner) setData(d []byte) {
 	s.data, s.pos, s.start = d, 0, 0
+	s.irec, s.nrec, s.skip = 0, 0, 0
 	s.w.init(bytesToString(d), 0)
 	s.w.batch = true
 }
@@ -78,6 +85,29 @@ func (s *LineScanner) setData(d []byte) {
 // Scan advances to the next record and parses it. It returns false at the
 // end of the input or on a read error (see Err).
 func (s *LineScanner) Scan() bool {
+	if s.irec < s.nrec {
+		s.irec++
+		s.takeRec(&s.recs[s.irec-1])
+		return true
+	}
+	if s.skip > 0 {
+		s.skip--
+	} else if useFastBatch && s.pos < len(s.data) {
+		n, stop := s.w.fastBatch(s.pos, &s.recs)
+		if n == 0 && stop == fastStopWindow && s.w.next < len(s.w.src) {
+			s.w.refillAt(s.pos) // a window that starts at the record
+			n, stop = s.w.fastBatch(s.pos, &s.recs)
+		}
+		if stop == fastStopShape {
+			s.skip = 1 // Go takes the record after these
+		}
+		if n > 0 {
+			s.irec, s.nrec = 1, n
+			s.takeRec(&s.recs[0])
+			return true
+		}
+		s.skip = 0 // Go takes this one
+	}
 	pos := s.pos
 	if pos >= len(s.data) {
 		if !s.fill() {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -96,7 +98,7 @@ func batchInputs() []string {
 }
 
 func TestLineScannerMatchesParse(t *testing.T) {
-	forEachKernel(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T) {
 		for _, in := range batchInputs() {
 			want := wantAll(in)
 			for mode, s := range map[string]*LineScanner{
@@ -118,7 +120,7 @@ func TestLineScannerMatchesParse(t *testing.T) {
 func TestLineScannerRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	pieces := []string{"http://", "h", "/", "?", "#", "%41", "%4", "[::1]", ":80", "@", " ", "\n", "\r\n", "\r", "a:", "[", "\x00", "\xff"}
-	forEachKernel(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T) {
 		for i := 0; i < 300; i++ {
 			var b strings.Builder
 			for k := rng.IntN(400); k > 0; k-- {
@@ -227,8 +229,22 @@ func TestLineScannerFastLong(t *testing.T) {
 			b.WriteByte('\n')
 		}
 	}
+	// Long records with a query and a fragment, and a third special byte.
+	for length := 64; length <= 200; length += 3 {
+		rec := []byte("http://example.com/" + strings.Repeat("p", length-19))
+		rec[length/2], rec[3*length/4] = '?', '#'
+		for pos := 19; pos < length; pos += 5 {
+			r := append([]byte(nil), rec...)
+			if r[pos] == 'p' {
+				r[pos] = specials[n%len(specials)]
+				n++
+			}
+			b.Write(r)
+			b.WriteByte('\n')
+		}
+	}
 	in := b.String() + "http://h/" + strings.Repeat("z", 100) // no final "\n"
-	forEachKernel(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T) {
 		want := wantAll(in)
 		got := scanAll(t, NewLineScannerBytes([]byte(in)))
 		if len(got) != len(want) {
@@ -243,4 +259,31 @@ func TestLineScannerFastLong(t *testing.T) {
 			t.Fatal("reader: records differ from ParseString's")
 		}
 	})
+}
+
+// TestLineScannerSharedLists scans each shared URL list whole (every
+// kernel, with and without the batch assembly) and compares every record
+// with ParseString of the line.
+func TestLineScannerSharedLists(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: the shared lists with every scan path")
+	}
+	for _, name := range sharedURLs {
+		data, err := os.ReadFile(filepath.Join(sharedURLDir, name+".txt"))
+		if err != nil {
+			t.Skipf("shared corpus absent: %v", err)
+		}
+		want := wantAll(string(data))
+		forEachScanPath(t, func(t *testing.T) {
+			got := scanAll(t, NewLineScannerBytes(data))
+			if len(got) != len(want) {
+				t.Fatalf("%s: %d records, want %d", name, len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%s record %d:\ngot  %s\nwant %s", name, i+1, got[i], want[i])
+				}
+			}
+		})
+	}
 }

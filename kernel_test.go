@@ -189,3 +189,23 @@ func TestAgreeCatchesBrokenKernel(t *testing.T) {
 		t.Fatal("kernelAgrees rejected the reference")
 	}
 }
+
+// forEachScanPath runs f for every kernel and, where the batch assembly
+// runs, with it and without it (so the Go fast path and the walk take
+// every record), restoring the setting after each run.
+func forEachScanPath(t *testing.T, f func(t *testing.T)) {
+	forEachKernel(t, func(t *testing.T) {
+		modes := []bool{false}
+		if useFastBatch {
+			modes = append(modes, true)
+		}
+		for _, on := range modes {
+			t.Run("batchasm="+fmt.Sprint(on), func(t *testing.T) {
+				saved := useFastBatch
+				useFastBatch = on
+				t.Cleanup(func() { useFastBatch = saved })
+				f(t)
+			})
+		}
+	})
+}

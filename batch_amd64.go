@@ -1,0 +1,38 @@
+//go:build gc && !purego
+
+package uriscan
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// useFastBatch is whether LineScanner takes common records with the batch
+// assembly (BMI1 and BMI2 bit scans) before it tries fast and the walk.
+// Tests switch it off to check the Go paths on the same inputs.
+var useFastBatch = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
+
+// fastBatchBMI2 scans records from pos in the window's masks m (nblk
+// blocks from offset win of src) while each has the most common shape,
+//
+//	("http" / "https" / "file") "://" reg-name path [ "?" query ] [ "#" fragment ]
+//
+// with its "\n" in the window (and, for a record of 64 bytes or more, its
+// host in the first 64), no invalid byte, no structural byte in the host,
+// a host that cannot be an IPv4address (it is shorter than 7 bytes or
+// does not end in a digit), and at most two tail events after it: "?"
+// then "#", or one of them. It writes them to
+// out and returns how many, and why it stopped (fastStop...). Every
+// record it takes, fast would take with the same result.
+//
+//go:noescape
+func fastBatchBMI2(m *[winBlocks]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]fastRec) (n, stop int)
+
+// fastBatch fills out with the records fastBatchBMI2 takes from pos.
+func (w *walker) fastBatch(pos int, out *[fastBatchLen]fastRec) (n, stop int) {
+	if !useFastBatch {
+		return 0, fastStopShape
+	}
+	return fastBatchBMI2(&w.m, w.nblk, w.win, unsafe.StringData(w.src), len(w.src), pos, out)
+}

@@ -1,0 +1,364 @@
+//go:build gc && !purego
+
+#include "textflag.h"
+
+// fastRec field offsets (batch_fast.go).
+#define R_START 0
+#define R_END 4
+#define R_SCHEME 8
+#define R_HOST 12
+#define R_PATH 16
+#define R_QUERY 20
+#define R_FRAG 24
+#define R_FLAGS 28
+
+// fastBatchLen * 32 bytes of fastRec.
+#define OUT_BYTES 1024
+
+// WORD sets dst to the 64 mask bits of blockMasks field off from bit sh
+// (AX) of the block at DX, continued in the block at CX (R12 = 63 - sh:
+// the second shift is split so that no count reaches 64), keeping the
+// record's n (R8) bytes. Clobbers tmp.
+#define WORD(off, dst, tmp) \
+	SHRXQ AX, off(DX), dst \
+	MOVQ  off(CX), tmp     \
+	ADDQ  tmp, tmp         \
+	SHLXQ R12, tmp, tmp    \
+	ORQ   tmp, dst         \
+	BZHIQ R8, dst, dst
+
+// func fastBatchBMI2(m *[winBlocks]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]fastRec) (n, stop int)
+//
+// The same steps as (*walker).fast for its most common shape; any record
+// that needs more leaves the loop, and Go takes it.
+TEXT ·fastBatchBMI2(SB), NOSPLIT, $0-72
+	MOVQ m+0(FP), DI
+	MOVQ src+24(FP), SI
+	MOVQ pos+40(FP), BX
+	MOVQ out+48(FP), R10
+
+loop:
+	MOVQ R10, R9
+	SUBQ out+48(FP), R9
+	CMPQ R9, $OUT_BYTES
+	JAE  full
+
+	// The record's block k in the window, and its offset sh in it.
+	MOVQ BX, AX
+	SUBQ win+16(FP), AX
+	MOVQ AX, CX
+	SHRQ $6, CX
+	CMPQ CX, nblk+8(FP)
+	JAE  window
+	ANDQ $63, AX
+	LEAQ (CX)(CX*4), DX
+	LEAQ (DI)(DX*8), DX     // lo = &m[k] (40-byte blockMasks)
+	INCQ CX
+	CMPQ CX, nblk+8(FP)
+	LEAQ 40(DX), CX         // hi = &m[k+1], or the zero masks past the window
+	JB   hiok
+	LEAQ ·zeroMasks(SB), CX
+
+hiok:
+	MOVQ $63, R12
+	SUBQ AX, R12
+
+	// n: the record's length, its "\n" in the first 64 bytes.
+	SHRXQ  AX, 16(DX), R8
+	MOVQ   16(CX), R9
+	ADDQ   R9, R9
+	SHLXQ  R12, R9, R9
+	ORQ    R9, R8
+	TZCNTQ R8, R8           // 64 when there is none: a long record
+	JCC    found
+	LEAQ   ·zeroMasks(SB), R9
+	CMPQ   CX, R9
+	JEQ    window           // the record may go on past the window
+	LEAQ   64(BX), R9
+	CMPQ   R9, srclen+32(FP)
+	JAE    done             // or the input ends first: Go
+
+found:
+
+	WORD(0, R11, R9)        // invalid: none allowed
+	TESTQ R11, R11
+	JNZ   done
+	WORD(8, R11, R9)        // structural
+	WORD(32, R13, R9)       // delim
+	WORD(24, R9, CX)        // tail (CX is free after this)
+
+	// scheme ":" with scheme "http", "https" or "file".
+	TZCNTQ R11, AX          // f: the first structural byte
+	JCS    done
+	LEAQ   (SI)(BX*1), DX   // the record
+	CMPB   (DX)(AX*1), $0x3a
+	JNE    done
+	CMPQ   AX, $4
+	JNE    scheme5
+	CMPL   (DX), $0x70747468 // "http"
+	JEQ    schemeok
+	CMPL   (DX), $0x656c6966 // "file"
+	JEQ    schemeok
+	JMP    done
+
+scheme5:
+	CMPQ AX, $5
+	JNE  done
+	CMPL (DX), $0x70747468
+	JNE  done
+	CMPB 4(DX), $0x73       // "https"
+	JNE  done
+
+schemeok:
+	// "//" (the second byte is read only when the first is in the record)
+	CMPB 1(DX)(AX*1), $0x2f
+	JNE  done
+	CMPB 2(DX)(AX*1), $0x2f
+	JNE  done
+
+	// The host runs from a = f+3 to the first "/", "?" or "#" (p), or to
+	// the end, with no structural byte in it.
+	LEAQ    3(AX), CX
+	MOVQ    $-1, R12
+	SHLXQ   CX, R12, R12
+	ANDQ    R12, R13
+	ANDQ    R12, R11
+	TZCNTQ  R13, R12
+	CMPQ    R12, R8
+	CMOVQHI R8, R12
+	CMPQ    R12, $64
+	JAE     done            // a long record's host must end in its first word
+	BZHIQ   R12, R11, R11
+	JNZ     done
+
+	// A host of 7 bytes or more that ends in a digit may be an
+	// IPv4address: Go decides.
+	MOVQ R12, R11
+	SUBQ CX, R11
+	CMPQ R11, $7
+	JB   hostok
+	CMPB -1(DX)(R12*1), $0x39
+	JLS  done
+
+hostok:
+	MOVQ  $-1, R11
+	SHLXQ R12, R11, R11
+	ANDQ  R11, R9           // the tail events after the host
+
+	MOVL BX, R_START(R10)
+	LEAQ (BX)(AX*1), R11
+	MOVL R11, R_SCHEME(R10)
+	LEAQ (BX)(R12*1), R11
+	MOVL R11, R_HOST(R10)
+	CMPQ R8, $64
+	JEQ  long
+	LEAQ (BX)(R8*1), R11
+	MOVL R11, R_END(R10)
+	TESTQ R9, R9
+	JNZ  events
+	LEAQ (BX)(R8*1), R11
+	MOVL R11, R_PATH(R10)
+	MOVL $0, R_FLAGS(R10)
+	JMP  next
+
+events:
+	// The path ends at the first event, which must be "?" or "#"; after
+	// a "?", only one "#" may follow.
+	TZCNTQ R9, CX
+	BLSRQ  R9, R9
+	LEAQ   (BX)(CX*1), R11
+	MOVL   R11, R_PATH(R10)
+	CMPB   (DX)(CX*1), $0x3f
+	JNE    hash
+
+	TESTQ R9, R9
+	JNZ   queryhash
+	LEAQ  (BX)(R8*1), R11
+	MOVL  R11, R_QUERY(R10)
+	MOVL  $1, R_FLAGS(R10)
+	JMP   next
+
+queryhash:
+	TZCNTQ R9, CX
+	BLSRQ  R9, R9
+	JNZ    done
+	CMPB   (DX)(CX*1), $0x23
+	JNE    done
+	LEAQ   (BX)(CX*1), R11
+	MOVL   R11, R_QUERY(R10)
+	INCL   R11
+	MOVL   R11, R_FRAG(R10)
+	MOVL   $3, R_FLAGS(R10)
+	JMP    next
+
+hash:
+	TESTQ R9, R9
+	JNZ   done
+	CMPB  (DX)(CX*1), $0x23
+	JNE   done
+	LEAQ  1(BX)(CX*1), R11
+	MOVL  R11, R_FRAG(R10)
+	MOVL  $2, R_FLAGS(R10)
+
+	JMP next
+
+	// A record of 64 bytes or more: its path, query and fragment run on,
+	// word by word, to its "\n". The tail events (at most two) wait in
+	// the record's query and fragment fields, their count in its flags.
+long:
+	MOVL   $0, R_FLAGS(R10)
+	TESTQ  R9, R9
+	JZ     longwords
+	TZCNTQ R9, R13
+	MOVL   R13, R_QUERY(R10)
+	MOVL   $1, R_FLAGS(R10)
+	BLSRQ  R9, R9
+	JZ     longwords
+	TZCNTQ R9, R13
+	MOVL   R13, R_FRAG(R10)
+	MOVL   $2, R_FLAGS(R10)
+	BLSRQ  R9, R9
+	JNZ    done
+
+longwords:
+	MOVQ BX, AX
+	SUBQ win+16(FP), AX
+	ANDQ $63, AX            // sh, the same for every word
+	MOVQ $63, R12
+	SUBQ AX, R12
+	MOVQ $64, CX            // the word's offset in the record
+
+longloop:
+	MOVQ BX, R8
+	SUBQ win+16(FP), R8
+	ADDQ CX, R8
+	SHRQ $6, R8             // its first block
+	CMPQ R8, nblk+8(FP)
+	JAE  window
+	LEAQ 1(R8), R9
+	CMPQ R9, nblk+8(FP)
+	LEAQ (R8)(R8*4), R8
+	LEAQ (DI)(R8*8), R8
+	LEAQ 40(R8), R9
+	JB   longhi
+	LEAQ ·zeroMasks(SB), R9
+
+longhi:
+	// nn: the "\n" in this word, 64 if none
+	SHRXQ  AX, 16(R8), R11
+	MOVQ   16(R9), R13
+	ADDQ   R13, R13
+	SHLXQ  R12, R13, R13
+	ORQ    R13, R11
+	TZCNTQ R11, R11
+
+	// no invalid byte before it
+	SHRXQ AX, 0(R8), DX
+	MOVQ  0(R9), R13
+	ADDQ  R13, R13
+	SHLXQ R12, R13, R13
+	ORQ   R13, DX
+	BZHIQ R11, DX, DX
+	JNZ   done
+
+	// its tail events
+	SHRXQ AX, 24(R8), DX
+	MOVQ  24(R9), R13
+	ADDQ  R13, R13
+	SHLXQ R12, R13, R13
+	ORQ   R13, DX
+	BZHIQ R11, DX, DX
+	JZ    longnext
+
+longev:
+	TZCNTQ DX, R13
+	ADDQ   CX, R13
+	MOVL   R_FLAGS(R10), R8
+	CMPL   R8, $1
+	JA     done             // a third event
+	JEQ    longev2
+	MOVL   R13, R_QUERY(R10)
+	JMP    longev1
+
+longev2:
+	MOVL R13, R_FRAG(R10)
+
+longev1:
+	INCL  R8
+	MOVL  R8, R_FLAGS(R10)
+	BLSRQ DX, DX
+	JNZ   longev
+
+longnext:
+	CMPQ R11, $64
+	JNE  longend
+	ADDQ $64, CX
+	JMP  longloop
+
+longend:
+	LEAQ (CX)(R11*1), R8    // n
+	LEAQ (SI)(BX*1), DX
+	LEAQ (BX)(R8*1), R11
+	MOVL R11, R_END(R10)
+	MOVL R_FLAGS(R10), R13
+	TESTL R13, R13
+	JNZ  longevents
+	MOVL R11, R_PATH(R10)
+	JMP  next
+
+longevents:
+	// the same rules as for a short record, from the waiting offsets
+	MOVL R_QUERY(R10), CX
+	LEAQ (BX)(CX*1), R9
+	MOVL R9, R_PATH(R10)
+	CMPB (DX)(CX*1), $0x3f
+	JNE  longhash
+	CMPL R13, $1
+	JNE  longqh
+	MOVL R11, R_QUERY(R10)
+	MOVL $1, R_FLAGS(R10)
+	JMP  next
+
+longqh:
+	MOVL R_FRAG(R10), R9
+	CMPB (DX)(R9*1), $0x23
+	JNE  done
+	LEAQ (BX)(R9*1), R13
+	MOVL R13, R_QUERY(R10)
+	INCL R13
+	MOVL R13, R_FRAG(R10)
+	MOVL $3, R_FLAGS(R10)
+	JMP  next
+
+longhash:
+	CMPL R13, $1
+	JNE  done
+	CMPB (DX)(CX*1), $0x23
+	JNE  done
+	LEAQ 1(BX)(CX*1), R13
+	MOVL R13, R_FRAG(R10)
+	MOVL $2, R_FLAGS(R10)
+
+next:
+	LEAQ 1(BX)(R8*1), BX
+	ADDQ $32, R10
+	JMP  loop
+
+full:
+	MOVQ $0, R11
+	JMP  ret
+
+window:
+	MOVQ $1, R11
+	JMP  ret
+
+done:
+	MOVQ $2, R11
+
+ret:
+	MOVQ R10, AX
+	SUBQ out+48(FP), AX
+	SHRQ $5, AX
+	MOVQ AX, n+56(FP)
+	MOVQ R11, stop+64(FP)
+	RET

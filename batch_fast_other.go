@@ -1,0 +1,11 @@
+//go:build !amd64 || !gc || purego
+
+package uriscan
+
+// useFastBatch: there is no batch assembly here; fast and the walk take
+// every record.
+var useFastBatch = false
+
+func (w *walker) fastBatch(pos int, out *[fastBatchLen]fastRec) (n, stop int) {
+	return 0, fastStopShape
+}
