@@ -79,6 +79,7 @@ func (s *LineScanner) setData(d []byte) {
 	s.data, s.pos, s.start = d, 0, 0
 	s.irec, s.nrec, s.skip = 0, 0, 0
 	s.w.init(bytesToString(d), 0)
+	s.u.src = s.w.src // records are spans of it: set once, not per record
 	s.w.batch = true
 }
 
@@ -129,7 +130,7 @@ func (s *LineScanner) Scan() bool {
 	if ok {
 		// A fast record ends at a "\n" or at the end of the input.
 		s.start, s.end, s.valid, s.pos = pos, end, true, end+1
-		u.raw, u.off = s.w.src[pos:end], int32(pos)
+		u.start, u.end = int32(pos), int32(end)
 		return true
 	}
 	s.slow(pos)
@@ -144,7 +145,7 @@ func (s *LineScanner) slow(pos int) {
 	s.w.errOff = noError
 	end := s.w.walk(u, pos)
 	s.start, s.end, s.valid = pos, end, s.w.errOff == noError
-	u.rebase(s.w.src, pos, end)
+	u.start, u.end = int32(pos), int32(end)
 	// Step over the terminator, "\n" or "\r\n" (walk consumed its events).
 	next := end + 1
 	if end < len(s.data) && s.data[end] == '\r' {
@@ -212,7 +213,7 @@ func (s *LineScanner) ParseError() *Error {
 	if s.valid {
 		return nil
 	}
-	return s.w.error(&s.u, string(s.u.raw), s.start)
+	return s.w.error(&s.u, string(s.u.String()), s.start)
 }
 
 // Err returns the read error that ended the input, or nil at its end.

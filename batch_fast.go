@@ -52,9 +52,7 @@ func (s *LineScanner) takeRec(r *fastRec) {
 	}
 	u.defined = defined
 	start, end := int(r.start), int(r.end)
-	// The assembly found the record in the data: no bounds check.
-	u.raw = unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s.w.src)), start)), end-start)
-	u.off = r.start
+	u.start, u.end = r.start, r.end
 	s.start, s.end, s.valid, s.pos = start, end, true, end+1
 	s.line++
 }

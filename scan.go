@@ -26,7 +26,7 @@ func parse(s string, copyOnError bool) (URI, error) {
 	w.init(s, 0)
 	w.errOff = noError
 	var u URI
-	u.raw = s
+	u.src, u.end = s, int32(len(s))
 	w.walk(&u, 0)
 	if w.errOff != noError {
 		in := s
@@ -52,7 +52,7 @@ func (w *walker) error(u *URI, in string, start int) *Error {
 // before off.
 func (u *URI) componentAt(off int) Component {
 	for c := Fragment; c > Scheme; c-- {
-		if u.Has(c) && int(u.spans[c].start-u.off) <= off {
+		if u.Has(c) && int(u.spans[c].start-u.start) <= off {
 			return c
 		}
 	}

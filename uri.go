@@ -70,17 +70,17 @@ type span struct{ start, end int32 }
 // empty port. Components are returned exactly as written (still
 // percent-encoded; IP-literal hosts keep their brackets).
 type URI struct {
-	raw      string
-	off      int32 // spans are offsets into the text raw starts at off of
-	spans    [numComponents]span
-	defined  uint8 // bit c set when component c is defined
-	hostType HostType
-	portOK   bool // port fits in 16 bits
-	port     uint16
+	src        string // the text the spans index: the input, or a LineScanner's buffer
+	start, end int32  // the reference is src[start:end]
+	spans      [numComponents]span
+	defined    uint8 // bit c set when component c is defined
+	hostType   HostType
+	portOK     bool // port fits in 16 bits
+	port       uint16
 }
 
 // String returns the text the URI was parsed from.
-func (u *URI) String() string { return u.raw }
+func (u *URI) String() string { return u.src[u.start:u.end] }
 
 // Has reports whether component c is defined (present, possibly empty).
 func (u *URI) Has(c Component) bool { return c < numComponents && u.defined&(1<<c) != 0 }
@@ -92,7 +92,7 @@ func (u *URI) Get(c Component) string {
 		return ""
 	}
 	s := u.spans[c]
-	return u.raw[s.start-u.off : s.end-u.off]
+	return u.src[s.start:s.end]
 }
 
 // Span returns the byte offsets of component c in the parsed input, so a
@@ -103,7 +103,7 @@ func (u *URI) Span(c Component) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	s := u.spans[c]
-	return int(s.start - u.off), int(s.end - u.off), true
+	return int(s.start - u.start), int(s.end - u.start), true
 }
 
 // Scheme returns the scheme without its ":" ("" if undefined).
@@ -145,7 +145,7 @@ func (u *URI) Authority() string {
 	if u.Has(Port) {
 		end = u.spans[Port].end
 	}
-	return u.raw[start-u.off : end-u.off]
+	return u.src[start:end]
 }
 
 // HostType returns which kind of host the authority holds.
@@ -162,13 +162,6 @@ func (u *URI) IsAbsolute() bool { return u.Has(Scheme) }
 func (u *URI) set(c Component, start, end int) {
 	u.spans[c] = span{int32(start), int32(end)}
 	u.defined |= 1 << c
-}
-
-// rebase makes u, parsed at absolute offsets of src, refer to the record
-// src[start:end].
-func (u *URI) rebase(src string, start, end int) {
-	u.raw = src[start:end]
-	u.off = int32(start)
 }
 
 // bytesToString aliases b as a string without copying. The caller of Parse
