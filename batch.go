@@ -36,6 +36,7 @@ type LineScanner struct {
 	recs       [fastBatchLen]fastRec
 	irec, nrec int
 	skip       int
+	windowEnd  bool // the record after recs starts a new window
 }
 
 // DefaultBufferSize is the read buffer of a streaming LineScanner: large
@@ -77,7 +78,7 @@ func (s *LineScanner) ResetBytes(buf []byte) {
 
 func (s *LineScanner) setData(d []byte) {
 	s.data, s.pos, s.start = d, 0, 0
-	s.irec, s.nrec, s.skip = 0, 0, 0
+	s.irec, s.nrec, s.skip, s.windowEnd = 0, 0, 0, false
 	s.w.init(bytesToString(d), 0)
 	s.u.src = s.w.src // records are spans of it: set once, not per record
 	s.w.batch = true
@@ -94,13 +95,20 @@ func (s *LineScanner) Scan() bool {
 	if s.skip > 0 {
 		s.skip--
 	} else if useFastBatch && s.pos < len(s.data) {
-		n, stop := s.w.fastBatch(s.pos, &s.recs)
+		n, stop := 0, fastStopWindow // known when the last batch ended so
+		if !s.windowEnd {
+			n, stop = s.w.fastBatch(s.pos, &s.recs)
+		}
+		s.windowEnd = false
 		if n == 0 && stop == fastStopWindow && s.w.next < len(s.w.src) {
 			s.w.refillAt(s.pos) // a window that starts at the record
 			n, stop = s.w.fastBatch(s.pos, &s.recs)
 		}
-		if stop == fastStopShape {
+		switch stop {
+		case fastStopShape:
 			s.skip = 1 // Go takes the record after these
+		case fastStopWindow:
+			s.windowEnd = n > 0
 		}
 		if n > 0 {
 			s.irec, s.nrec = 1, n

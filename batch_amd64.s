@@ -16,34 +16,35 @@
 #define OUT_BYTES 1024
 
 // WORD sets dst to the 64 mask bits of blockMasks field off from bit sh
-// (AX) of the block at DX, continued in the block at CX (R12 = 63 - sh:
-// the second shift is split so that no count reaches 64), keeping the
-// record's n (R8) bytes. Clobbers tmp.
-#define WORD(off, dst, tmp) \
+// (AX) of the block at DX, continued in the next block (field hioff from
+// DX; R12 = 63 - sh: the second shift is split so that no count reaches
+// 64), keeping the record's n (R8) bytes. Clobbers tmp.
+#define WORD(off, hioff, dst, tmp) \
 	SHRXQ AX, off(DX), dst \
-	MOVQ  off(CX), tmp     \
+	MOVQ  hioff(DX), tmp   \
 	ADDQ  tmp, tmp         \
 	SHLXQ R12, tmp, tmp    \
 	ORQ   tmp, dst         \
 	BZHIQ R8, dst, dst
 
-// func fastBatchBMI2(m *[winBlocks]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]fastRec) (n, stop int)
+// func fastBatchBMI2(m *[winBlocks+1]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]fastRec) (n, stop int)
 //
 // The same steps as (*walker).fast for its most common shape; any record
 // that needs more leaves the loop, and Go takes it.
-TEXT ·fastBatchBMI2(SB), NOSPLIT, $0-72
+TEXT ·fastBatchBMI2(SB), NOSPLIT, $8-72
 	MOVQ m+0(FP), DI
 	MOVQ src+24(FP), SI
 	MOVQ pos+40(FP), BX
 	MOVQ out+48(FP), R10
+	LEAQ OUT_BYTES(R10), R9
+	MOVQ R9, outend-8(SP)
 
 loop:
-	MOVQ R10, R9
-	SUBQ out+48(FP), R9
-	CMPQ R9, $OUT_BYTES
+	CMPQ R10, outend-8(SP)
 	JAE  full
 
-	// The record's block k in the window, and its offset sh in it.
+	// The record's block k in the window, and its offset sh in it. The
+	// block after it is 40 bytes on: m[nblk] is all zeros.
 	MOVQ BX, AX
 	SUBQ win+16(FP), AX
 	MOVQ AX, CX
@@ -52,40 +53,32 @@ loop:
 	JAE  window
 	ANDQ $63, AX
 	LEAQ (CX)(CX*4), DX
-	LEAQ (DI)(DX*8), DX     // lo = &m[k] (40-byte blockMasks)
-	INCQ CX
-	CMPQ CX, nblk+8(FP)
-	LEAQ 40(DX), CX         // hi = &m[k+1], or the zero masks past the window
-	JB   hiok
-	LEAQ ·zeroMasks(SB), CX
-
-hiok:
-	MOVQ $63, R12
-	SUBQ AX, R12
+	LEAQ (DI)(DX*8), DX     // &m[k] (40-byte blockMasks)
+	MOVQ AX, R12
+	XORQ $63, R12
 
 	// n: the record's length, its "\n" in the first 64 bytes.
 	SHRXQ  AX, 16(DX), R8
-	MOVQ   16(CX), R9
+	MOVQ   56(DX), R9
 	ADDQ   R9, R9
 	SHLXQ  R12, R9, R9
 	ORQ    R9, R8
 	TZCNTQ R8, R8           // 64 when there is none: a long record
 	JCC    found
-	LEAQ   ·zeroMasks(SB), R9
-	CMPQ   CX, R9
-	JEQ    window           // the record may go on past the window
+	INCQ   CX
+	CMPQ   CX, nblk+8(FP)
+	JAE    window           // the record may go on past the window
 	LEAQ   64(BX), R9
 	CMPQ   R9, srclen+32(FP)
 	JAE    done             // or the input ends first: Go
 
 found:
-
-	WORD(0, R11, R9)        // invalid: none allowed
+	WORD(0, 40, R11, R9)    // invalid: none allowed
 	TESTQ R11, R11
 	JNZ   done
-	WORD(8, R11, R9)        // structural
-	WORD(32, R13, R9)       // delim
-	WORD(24, R9, CX)        // tail (CX is free after this)
+	WORD(8, 48, R11, R9)    // structural
+	WORD(32, 72, R13, R9)   // delim
+	WORD(24, 64, R9, CX)    // tail
 
 	// scheme ":" with scheme "http", "https" or "file".
 	TZCNTQ R11, AX          // f: the first structural byte
@@ -224,8 +217,8 @@ longwords:
 	MOVQ BX, AX
 	SUBQ win+16(FP), AX
 	ANDQ $63, AX            // sh, the same for every word
-	MOVQ $63, R12
-	SUBQ AX, R12
+	MOVQ AX, R12
+	XORQ $63, R12
 	MOVQ $64, CX            // the word's offset in the record
 
 longloop:
@@ -235,15 +228,10 @@ longloop:
 	SHRQ $6, R8             // its first block
 	CMPQ R8, nblk+8(FP)
 	JAE  window
-	LEAQ 1(R8), R9
-	CMPQ R9, nblk+8(FP)
 	LEAQ (R8)(R8*4), R8
 	LEAQ (DI)(R8*8), R8
-	LEAQ 40(R8), R9
-	JB   longhi
-	LEAQ ·zeroMasks(SB), R9
+	LEAQ 40(R8), R9         // the next block, or the zero m[nblk]
 
-longhi:
 	// nn: the "\n" in this word, 64 if none
 	SHRXQ  AX, 16(R8), R11
 	MOVQ   16(R9), R13

@@ -287,3 +287,25 @@ func TestLineScannerSharedLists(t *testing.T) {
 		})
 	}
 }
+
+// TestLineScannerLastWindow ends the input, after windows full of short
+// records, with a last record without "\n" of every length around the
+// block edges, so that the last window is shorter than the one before it
+// and the masks past the input must read as empty.
+func TestLineScannerLastWindow(t *testing.T) {
+	head := strings.Repeat("http://a.b/c\n", 50) // 650 bytes: two windows, newlines everywhere
+	var inputs []string
+	for pad := 0; pad < 70; pad += 9 {
+		for k := 0; k <= 140; k++ {
+			inputs = append(inputs, head+strings.Repeat("x", pad)+"\nhttp://h/"+strings.Repeat("p", k))
+		}
+	}
+	forEachScanPath(t, func(t *testing.T) {
+		for _, in := range inputs {
+			want := strings.Join(wantAll(in), "\n")
+			if got := strings.Join(scanAll(t, NewLineScannerBytes([]byte(in))), "\n"); got != want {
+				t.Fatalf("input of %d bytes:\ngot  %s\nwant %s", len(in), got[max(0, len(got)-300):], want[max(0, len(want)-300):])
+			}
+		}
+	})
+}

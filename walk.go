@@ -21,15 +21,15 @@ const winBlocks = 8
 // input lazily, one window at a time.
 type cursor struct {
 	src  string
-	win  int    // offset of block m[0]
-	base int    // offset of block m[blk]
-	bits uint64 // events of block m[blk] not yet returned
-	blk  int    // current block in m
-	nblk int    // valid blocks in m
-	next int    // first offset not yet classified
-	selS uint64 // all ones in full mode
-	selT uint64 // all ones in tail mode
-	m    [winBlocks]blockMasks
+	win  int                       // offset of block m[0]
+	base int                       // offset of block m[blk]
+	bits uint64                    // events of block m[blk] not yet returned
+	blk  int                       // current block in m
+	nblk int                       // valid blocks in m
+	next int                       // first offset not yet classified
+	selS uint64                    // all ones in full mode
+	selT uint64                    // all ones in tail mode
+	m    [winBlocks + 1]blockMasks // m[nblk] is kept zero for the batch assembly
 }
 
 func (c *cursor) init(src string, start int) {
@@ -100,6 +100,7 @@ func (c *cursor) fill() {
 	n := min(len(c.src)-c.next, winBlocks*blockSize)
 	nb := (n + blockSize - 1) / blockSize
 	classifyBlocks(c.m[:nb], unsafe.Slice(unsafe.StringData(c.src[c.next:]), n))
+	c.m[nb] = blockMasks{}
 	c.win, c.base, c.blk, c.nblk = c.next, c.next, 0, nb
 	c.next += n
 }
