@@ -87,36 +87,69 @@ func (s *LineScanner) setData(d []byte) {
 // Scan advances to the next record and parses it. It returns false at the
 // end of the input or on a read error (see Err).
 func (s *LineScanner) Scan() bool {
-	if s.irec < s.nrec {
-		s.irec++
-		s.takeRec(&s.recs[s.irec-1])
-		return true
+	if s.irec >= s.nrec && !s.batch() {
+		return s.scan()
 	}
+	// The next record the batch assembly took (takeRec, by hand: this is
+	// the per-record path).
+	r := &s.recs[s.irec]
+	s.irec++
+	u := &s.u
+	u.hostType, u.portOK, u.port = RegName, false, 0
+	u.spans[Scheme] = span{r.start, r.schemeEnd}
+	u.spans[Host] = span{r.schemeEnd + 3, r.hostEnd}
+	u.spans[Path] = span{r.hostEnd, r.pathEnd}
+	defined := uint8(1<<Scheme | 1<<Host | 1<<Path)
+	if r.flags != 0 {
+		if r.flags&fastQuery != 0 {
+			u.spans[Query] = span{r.pathEnd + 1, r.queryEnd}
+			defined |= 1 << Query
+		}
+		if r.flags&fastFragment != 0 {
+			u.spans[Fragment] = span{r.fragStart, r.end}
+			defined |= 1 << Fragment
+		}
+	}
+	u.defined = defined
+	u.start, u.end = r.start, r.end
+	s.start, s.end, s.valid, s.pos = int(r.start), int(r.end), true, int(r.end)+1
+	s.line++
+	return true
+}
+
+// batch runs the batch assembly from pos, unless the record there must go
+// to scan, and reports whether it took any records.
+func (s *LineScanner) batch() bool {
 	if s.skip > 0 {
 		s.skip--
-	} else if useFastBatch && s.pos < len(s.data) {
-		n, stop := 0, fastStopWindow // known when the last batch ended so
-		if !s.windowEnd {
-			n, stop = s.w.fastBatch(s.pos, &s.recs)
-		}
-		s.windowEnd = false
-		if n == 0 && stop == fastStopWindow && s.w.next < len(s.w.src) {
-			s.w.refillAt(s.pos) // a window that starts at the record
-			n, stop = s.w.fastBatch(s.pos, &s.recs)
-		}
-		switch stop {
-		case fastStopShape:
-			s.skip = 1 // Go takes the record after these
-		case fastStopWindow:
-			s.windowEnd = n > 0
-		}
-		if n > 0 {
-			s.irec, s.nrec = 1, n
-			s.takeRec(&s.recs[0])
-			return true
-		}
-		s.skip = 0 // Go takes this one
+		return false
 	}
+	if !useFastBatch || s.pos >= len(s.data) {
+		return false
+	}
+	n, stop := 0, fastStopWindow // known when the last batch ended so
+	if !s.windowEnd {
+		n, stop = s.w.fastBatch(s.pos, &s.recs)
+	}
+	s.windowEnd = false
+	if n == 0 && stop == fastStopWindow && s.w.next < len(s.w.src) {
+		s.w.refillAt(s.pos) // a window that starts at the record
+		n, stop = s.w.fastBatch(s.pos, &s.recs)
+	}
+	switch stop {
+	case fastStopShape:
+		if n > 0 {
+			s.skip = 1 // scan takes the record after these
+		}
+	case fastStopWindow:
+		s.windowEnd = n > 0
+	}
+	s.irec, s.nrec = 0, n
+	return n > 0
+}
+
+// scan takes the record at pos with fast or the walk.
+func (s *LineScanner) scan() bool {
 	pos := s.pos
 	if pos >= len(s.data) {
 		if !s.fill() {

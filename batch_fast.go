@@ -33,26 +33,3 @@ const (
 // batch_amd64.s relies on these sizes.
 var _ [unsafe.Sizeof(fastRec{}) - 32]struct{}
 var _ [32 - unsafe.Sizeof(fastRec{})]struct{}
-
-// takeRec sets u and the scanner's record from r.
-func (s *LineScanner) takeRec(r *fastRec) {
-	u := &s.u
-	u.hostType, u.portOK, u.port = RegName, false, 0
-	u.spans[Scheme] = span{r.start, r.schemeEnd}
-	u.spans[Host] = span{r.schemeEnd + 3, r.hostEnd}
-	u.spans[Path] = span{r.hostEnd, r.pathEnd}
-	defined := uint8(1<<Scheme | 1<<Host | 1<<Path)
-	if r.flags&fastQuery != 0 {
-		u.spans[Query] = span{r.pathEnd + 1, r.queryEnd}
-		defined |= 1 << Query
-	}
-	if r.flags&fastFragment != 0 {
-		u.spans[Fragment] = span{r.fragStart, r.end}
-		defined |= 1 << Fragment
-	}
-	u.defined = defined
-	start, end := int(r.start), int(r.end)
-	u.start, u.end = r.start, r.end
-	s.start, s.end, s.valid, s.pos = start, end, true, end+1
-	s.line++
-}
