@@ -143,76 +143,30 @@ hostok:
 	MOVL R11, R_SCHEME(R10)
 	LEAQ (BX)(R12*1), R11
 	MOVL R11, R_HOST(R10)
-	CMPQ R8, $64
-	JEQ  long
-	LEAQ (BX)(R8*1), R11
-	MOVL R11, R_END(R10)
-	TESTQ R9, R9
-	JNZ  events
-	LEAQ (BX)(R8*1), R11
-	MOVL R11, R_PATH(R10)
-	MOVL $0, R_FLAGS(R10)
-	JMP  next
 
-events:
-	// The path ends at the first event, which must be "?" or "#"; after
-	// a "?", only one "#" may follow.
-	TZCNTQ R9, CX
-	BLSRQ  R9, R9
-	LEAQ   (BX)(CX*1), R11
-	MOVL   R11, R_PATH(R10)
-	CMPB   (DX)(CX*1), $0x3f
-	JNE    hash
-
-	TESTQ R9, R9
-	JNZ   queryhash
-	LEAQ  (BX)(R8*1), R11
-	MOVL  R11, R_QUERY(R10)
-	MOVL  $1, R_FLAGS(R10)
-	JMP   next
-
-queryhash:
-	TZCNTQ R9, CX
-	BLSRQ  R9, R9
-	JNZ    done
-	CMPB   (DX)(CX*1), $0x23
-	JNE    done
-	LEAQ   (BX)(CX*1), R11
-	MOVL   R11, R_QUERY(R10)
-	INCL   R11
-	MOVL   R11, R_FRAG(R10)
-	MOVL   $3, R_FLAGS(R10)
-	JMP    next
-
-hash:
-	TESTQ R9, R9
-	JNZ   done
-	CMPB  (DX)(CX*1), $0x23
-	JNE   done
-	LEAQ  1(BX)(CX*1), R11
-	MOVL  R11, R_FRAG(R10)
-	MOVL  $2, R_FLAGS(R10)
-
-	JMP next
-
-	// A record of 64 bytes or more: its path, query and fragment run on,
-	// word by word, to its "\n". The tail events (at most two) wait in
-	// the record's query and fragment fields, their count in its flags.
-long:
+	// The tail events (at most two) wait in the record's query and
+	// fragment fields, their count in its flags, until the record's end
+	// is known.
 	MOVL   $0, R_FLAGS(R10)
 	TESTQ  R9, R9
-	JZ     longwords
+	JZ     events
 	TZCNTQ R9, R13
 	MOVL   R13, R_QUERY(R10)
 	MOVL   $1, R_FLAGS(R10)
 	BLSRQ  R9, R9
-	JZ     longwords
+	JZ     events
 	TZCNTQ R9, R13
 	MOVL   R13, R_FRAG(R10)
 	MOVL   $2, R_FLAGS(R10)
 	BLSRQ  R9, R9
 	JNZ    done
 
+events:
+	CMPQ R8, $64
+	JNE  finish
+
+	// A record of 64 bytes or more: its path, query and fragment run on,
+	// word by word, to its "\n".
 longwords:
 	MOVQ BX, AX
 	SUBQ win+16(FP), AX
@@ -286,28 +240,31 @@ longnext:
 longend:
 	LEAQ (CX)(R11*1), R8    // n
 	LEAQ (SI)(BX*1), DX
-	LEAQ (BX)(R8*1), R11
-	MOVL R11, R_END(R10)
-	MOVL R_FLAGS(R10), R13
-	TESTL R13, R13
-	JNZ  longevents
-	MOVL R11, R_PATH(R10)
-	JMP  next
 
-longevents:
-	// the same rules as for a short record, from the waiting offsets
+	// The record ends at n (R8); the path ends at the first event, which
+	// must be "?" or "#"; after a "?", only one "#" may follow.
+finish:
+	LEAQ  (BX)(R8*1), R11
+	MOVL  R11, R_END(R10)
+	MOVL  R_FLAGS(R10), R13
+	TESTL R13, R13
+	JNZ   withevents
+	MOVL  R11, R_PATH(R10)
+	JMP   next
+
+withevents:
 	MOVL R_QUERY(R10), CX
 	LEAQ (BX)(CX*1), R9
 	MOVL R9, R_PATH(R10)
 	CMPB (DX)(CX*1), $0x3f
-	JNE  longhash
+	JNE  fragment
 	CMPL R13, $1
-	JNE  longqh
+	JNE  queryfragment
 	MOVL R11, R_QUERY(R10)
 	MOVL $1, R_FLAGS(R10)
 	JMP  next
 
-longqh:
+queryfragment:
 	MOVL R_FRAG(R10), R9
 	CMPB (DX)(R9*1), $0x23
 	JNE  done
@@ -318,7 +275,7 @@ longqh:
 	MOVL $3, R_FLAGS(R10)
 	JMP  next
 
-longhash:
+fragment:
 	CMPL R13, $1
 	JNE  done
 	CMPB (DX)(CX*1), $0x23
