@@ -25,15 +25,13 @@ type LineScanner struct {
 	data  []byte // the complete records being scanned (w.src aliases it)
 	have  int    // stream mode: bytes of buf read so far (data, then a partial line)
 	pos   int    // offset in data of the next record
-	start int    // offset in data of the current record
-	end   int    // offset in data of the current record's end
 	line  int
 	valid bool
 	ioErr error // sticky; io.EOF once the reader is exhausted
 
 	// Records taken ahead by the batch assembly: recs[irec:nrec] are
 	// next. skip counts records to scan without it after it took none.
-	recs       [fastBatchLen]fastRec
+	recs       [fastBatchLen]uriFields
 	irec, nrec int
 	skip       int
 	windowEnd  bool // the record after recs starts a new window
@@ -77,7 +75,8 @@ func (s *LineScanner) ResetBytes(buf []byte) {
 }
 
 func (s *LineScanner) setData(d []byte) {
-	s.data, s.pos, s.start = d, 0, 0
+	s.data, s.pos = d, 0
+	s.u.start, s.u.end = 0, 0
 	s.irec, s.nrec, s.skip, s.windowEnd = 0, 0, 0, false
 	s.w.init(bytesToString(d), 0)
 	s.u.src = s.w.src // records are spans of it: set once, not per record
@@ -90,29 +89,11 @@ func (s *LineScanner) Scan() bool {
 	if s.irec >= s.nrec && !s.batch() {
 		return s.scan()
 	}
-	// The next record the batch assembly took (takeRec, by hand: this is
-	// the per-record path).
+	// The next record the batch assembly took.
 	r := &s.recs[s.irec]
 	s.irec++
-	u := &s.u
-	u.hostType, u.portOK, u.port = RegName, false, 0
-	u.spans[Scheme] = span{r.start, r.schemeEnd}
-	u.spans[Host] = span{r.schemeEnd + 3, r.hostEnd}
-	u.spans[Path] = span{r.hostEnd, r.pathEnd}
-	defined := uint8(1<<Scheme | 1<<Host | 1<<Path)
-	if r.flags != 0 {
-		if r.flags&fastQuery != 0 {
-			u.spans[Query] = span{r.pathEnd + 1, r.queryEnd}
-			defined |= 1 << Query
-		}
-		if r.flags&fastFragment != 0 {
-			u.spans[Fragment] = span{r.fragStart, r.end}
-			defined |= 1 << Fragment
-		}
-	}
-	u.defined = defined
-	u.start, u.end = r.start, r.end
-	s.start, s.end, s.valid, s.pos = int(r.start), int(r.end), true, int(r.end)+1
+	s.u.uriFields = *r
+	s.valid, s.pos = true, int(r.end)+1
 	s.line++
 	return true
 }
@@ -170,7 +151,7 @@ func (s *LineScanner) scan() bool {
 	}
 	if ok {
 		// A fast record ends at a "\n" or at the end of the input.
-		s.start, s.end, s.valid, s.pos = pos, end, true, end+1
+		s.valid, s.pos = true, end+1
 		u.start, u.end = int32(pos), int32(end)
 		return true
 	}
@@ -185,7 +166,7 @@ func (s *LineScanner) slow(pos int) {
 	s.w.seek(pos)
 	s.w.errOff = noError
 	end := s.w.walk(u, pos)
-	s.start, s.end, s.valid = pos, end, s.w.errOff == noError
+	s.valid = s.w.errOff == noError
 	u.start, u.end = int32(pos), int32(end)
 	// Step over the terminator, "\n" or "\r\n" (walk consumed its events).
 	next := end + 1
@@ -238,7 +219,7 @@ func (s *LineScanner) Line() int { return s.line }
 
 // Bytes returns the current record without its terminator. It is valid
 // until the next call to Scan (in stream mode the buffer is reused).
-func (s *LineScanner) Bytes() []byte { return s.data[s.start:s.end:s.end] }
+func (s *LineScanner) Bytes() []byte { return s.data[s.u.start:s.u.end:s.u.end] }
 
 // Valid reports whether the current record is a URI-reference.
 func (s *LineScanner) Valid() bool { return s.valid }
@@ -254,7 +235,7 @@ func (s *LineScanner) ParseError() *Error {
 	if s.valid {
 		return nil
 	}
-	return s.w.error(&s.u, string(s.u.String()), s.start)
+	return s.w.error(&s.u, string(s.u.String()), int(s.u.start))
 }
 
 // Err returns the read error that ended the input, or nil at its end.

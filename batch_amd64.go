@@ -27,10 +27,10 @@ var useFastBatch = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
 // record it takes, fast would take with the same result.
 //
 //go:noescape
-func fastBatchBMI2(m *[winBlocks + 1]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]fastRec) (n, stop int)
+func fastBatchBMI2(m *[winBlocks + 1]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]uriFields) (n, stop int)
 
 // fastBatch fills out with the records fastBatchBMI2 takes from pos.
-func (w *walker) fastBatch(pos int, out *[fastBatchLen]fastRec) (n, stop int) {
+func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) {
 	if !useFastBatch {
 		return 0, fastStopShape
 	}

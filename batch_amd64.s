@@ -2,18 +2,29 @@
 
 #include "textflag.h"
 
-// fastRec field offsets (batch_fast.go).
-#define R_START 0
-#define R_END 4
-#define R_SCHEME 8
-#define R_HOST 12
-#define R_PATH 16
-#define R_QUERY 20
-#define R_FRAG 24
-#define R_FLAGS 28
+// uriFields offsets (uri.go; batch_fast.go checks them): the record's
+// start and end, the span of each component, then defined, hostType,
+// portOK and port in one word.
+#define U_START 0
+#define U_END 4
+#define U_SCHEME 8
+#define U_HOST 24
+#define U_PATH 40
+#define U_QUERY 48
+#define U_FRAG 56
+#define U_FLAGS 64
+#define U_SIZE 72
 
-// fastBatchLen * 32 bytes of fastRec.
-#define OUT_BYTES 1024
+// fastBatchLen records.
+#define OUT_BYTES (32*U_SIZE)
+
+// The U_FLAGS word: defined bits (scheme 1, host 4, path 16, query 32,
+// fragment 64) and hostType RegName (1) in the second byte; portOK and
+// port zero.
+#define FLAGS_PATH $0x115
+#define FLAGS_QUERY $0x135
+#define FLAGS_FRAGMENT $0x155
+#define FLAGS_BOTH $0x175
 
 // WORD sets dst to the 64 mask bits of blockMasks field off from bit sh
 // (AX) of the block at DX, continued in the next block (field hioff from
@@ -36,6 +47,7 @@ TEXT ·fastBatchBMI2(SB), NOSPLIT, $8-72
 	MOVQ src+24(FP), SI
 	MOVQ pos+40(FP), BX
 	MOVQ out+48(FP), R10
+	MOVQ $0, n+56(FP)
 	LEAQ OUT_BYTES(R10), R9
 	MOVQ R9, outend-8(SP)
 
@@ -138,26 +150,30 @@ hostok:
 	SHLXQ R12, R11, R11
 	ANDQ  R11, R9           // the tail events after the host
 
-	MOVL BX, R_START(R10)
+	MOVL BX, U_START(R10)
+	MOVL BX, U_SCHEME(R10)
 	LEAQ (BX)(AX*1), R11
-	MOVL R11, R_SCHEME(R10)
+	MOVL R11, U_SCHEME+4(R10)
+	LEAQ 3(BX)(AX*1), R11
+	MOVL R11, U_HOST(R10)
 	LEAQ (BX)(R12*1), R11
-	MOVL R11, R_HOST(R10)
+	MOVL R11, U_HOST+4(R10)
+	MOVL R11, U_PATH(R10)
 
-	// The tail events (at most two) wait in the record's query and
-	// fragment fields, their count in its flags, until the record's end
-	// is known.
-	MOVL   $0, R_FLAGS(R10)
+	// The tail events (at most two, offsets in the record) wait in the
+	// query and fragment spans, their count in the flags word, until the
+	// record's end is known.
+	MOVL   $0, U_FLAGS(R10)
 	TESTQ  R9, R9
 	JZ     events
 	TZCNTQ R9, R13
-	MOVL   R13, R_QUERY(R10)
-	MOVL   $1, R_FLAGS(R10)
+	MOVL   R13, U_QUERY(R10)
+	MOVL   $1, U_FLAGS(R10)
 	BLSRQ  R9, R9
 	JZ     events
 	TZCNTQ R9, R13
-	MOVL   R13, R_FRAG(R10)
-	MOVL   $2, R_FLAGS(R10)
+	MOVL   R13, U_FRAG(R10)
+	MOVL   $2, U_FLAGS(R10)
 	BLSRQ  R9, R9
 	JNZ    done
 
@@ -215,19 +231,19 @@ longloop:
 longev:
 	TZCNTQ DX, R13
 	ADDQ   CX, R13
-	MOVL   R_FLAGS(R10), R8
+	MOVL   U_FLAGS(R10), R8
 	CMPL   R8, $1
 	JA     done             // a third event
 	JEQ    longev2
-	MOVL   R13, R_QUERY(R10)
+	MOVL   R13, U_QUERY(R10)
 	JMP    longev1
 
 longev2:
-	MOVL R13, R_FRAG(R10)
+	MOVL R13, U_FRAG(R10)
 
 longev1:
 	INCL  R8
-	MOVL  R8, R_FLAGS(R10)
+	MOVL  R8, U_FLAGS(R10)
 	BLSRQ DX, DX
 	JNZ   longev
 
@@ -245,34 +261,38 @@ longend:
 	// must be "?" or "#"; after a "?", only one "#" may follow.
 finish:
 	LEAQ  (BX)(R8*1), R11
-	MOVL  R11, R_END(R10)
-	MOVL  R_FLAGS(R10), R13
+	MOVL  R11, U_END(R10)
+	MOVL  U_FLAGS(R10), R13
 	TESTL R13, R13
 	JNZ   withevents
-	MOVL  R11, R_PATH(R10)
+	MOVL  R11, U_PATH+4(R10)
+	MOVQ  FLAGS_PATH, U_FLAGS(R10)
 	JMP   next
 
 withevents:
-	MOVL R_QUERY(R10), CX
+	MOVL U_QUERY(R10), CX
 	LEAQ (BX)(CX*1), R9
-	MOVL R9, R_PATH(R10)
+	MOVL R9, U_PATH+4(R10)
+	INCL R9                 // where a query or fragment starts
 	CMPB (DX)(CX*1), $0x3f
 	JNE  fragment
+	MOVL R9, U_QUERY(R10)
 	CMPL R13, $1
 	JNE  queryfragment
-	MOVL R11, R_QUERY(R10)
-	MOVL $1, R_FLAGS(R10)
+	MOVL R11, U_QUERY+4(R10)
+	MOVQ FLAGS_QUERY, U_FLAGS(R10)
 	JMP  next
 
 queryfragment:
-	MOVL R_FRAG(R10), R9
-	CMPB (DX)(R9*1), $0x23
+	MOVL U_FRAG(R10), CX
+	CMPB (DX)(CX*1), $0x23
 	JNE  done
-	LEAQ (BX)(R9*1), R13
-	MOVL R13, R_QUERY(R10)
+	LEAQ (BX)(CX*1), R13
+	MOVL R13, U_QUERY+4(R10)
 	INCL R13
-	MOVL R13, R_FRAG(R10)
-	MOVL $3, R_FLAGS(R10)
+	MOVL R13, U_FRAG(R10)
+	MOVL R11, U_FRAG+4(R10)
+	MOVQ FLAGS_BOTH, U_FLAGS(R10)
 	JMP  next
 
 fragment:
@@ -280,13 +300,14 @@ fragment:
 	JNE  done
 	CMPB (DX)(CX*1), $0x23
 	JNE  done
-	LEAQ 1(BX)(CX*1), R13
-	MOVL R13, R_FRAG(R10)
-	MOVL $2, R_FLAGS(R10)
+	MOVL R9, U_FRAG(R10)
+	MOVL R11, U_FRAG+4(R10)
+	MOVQ FLAGS_FRAGMENT, U_FLAGS(R10)
 
 next:
 	LEAQ 1(BX)(R8*1), BX
-	ADDQ $32, R10
+	ADDQ $U_SIZE, R10
+	INCQ n+56(FP)
 	JMP  loop
 
 full:
@@ -301,9 +322,5 @@ done:
 	MOVQ $2, R11
 
 ret:
-	MOVQ R10, AX
-	SUBQ out+48(FP), AX
-	SHRQ $5, AX
-	MOVQ AX, n+56(FP)
 	MOVQ R11, stop+64(FP)
 	RET

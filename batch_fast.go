@@ -2,19 +2,6 @@ package uriscan
 
 import "unsafe"
 
-// fastRec is one record of the common shape taken by the batch assembly
-// (see fastBatch): offsets into the scanner's data. Its layout is shared
-// with batch_amd64.s.
-type fastRec struct {
-	start, end int32 // the record, without its "\n"
-	schemeEnd  int32 // the ':' after the scheme; the host starts 3 later
-	hostEnd    int32 // the end of the host: the path starts here
-	pathEnd    int32
-	queryEnd   int32 // with fastQuery: the query is [pathEnd+1, queryEnd)
-	fragStart  int32 // with fastFragment: the fragment is [fragStart, end)
-	flags      int32
-}
-
 // Why the batch assembly stopped.
 const (
 	fastStopFull   = iota // out is full
@@ -22,14 +9,19 @@ const (
 	fastStopShape         // the next record needs fast or the walk
 )
 
-const (
-	fastQuery    = 1
-	fastFragment = 2
-	// fastBatchLen is how many records one assembly call may produce:
-	// 1 KiB of fastRec, read back while still in L1.
-	fastBatchLen = 32
-)
+// fastBatchLen is how many records one batch assembly call may produce,
+// as uriFields (72 bytes each, read back while still in L1).
+const fastBatchLen = 32
 
-// batch_amd64.s relies on these sizes.
-var _ [unsafe.Sizeof(fastRec{}) - 32]struct{}
-var _ [32 - unsafe.Sizeof(fastRec{})]struct{}
+// batch_amd64.s writes uriFields with this layout: start 0, end 4, the
+// span of component c at 8+8c, defined 64, hostType 65, portOK 66, port 68.
+var (
+	_ [unsafe.Offsetof(uriFields{}.spans) - 8]struct{}
+	_ [8 - unsafe.Offsetof(uriFields{}.spans)]struct{}
+	_ [unsafe.Offsetof(uriFields{}.defined) - 64]struct{}
+	_ [64 - unsafe.Offsetof(uriFields{}.defined)]struct{}
+	_ [unsafe.Offsetof(uriFields{}.port) - 68]struct{}
+	_ [68 - unsafe.Offsetof(uriFields{}.port)]struct{}
+	_ [unsafe.Sizeof(uriFields{}) - 72]struct{}
+	_ [72 - unsafe.Sizeof(uriFields{})]struct{}
+)

@@ -6,6 +6,6 @@ package uriscan
 // every record.
 var useFastBatch = false
 
-func (w *walker) fastBatch(pos int, out *[fastBatchLen]fastRec) (n, stop int) {
+func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) {
 	return 0, fastStopShape
 }

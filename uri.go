@@ -70,8 +70,15 @@ type span struct{ start, end int32 }
 // empty port. Components are returned exactly as written (still
 // percent-encoded; IP-literal hosts keep their brackets).
 type URI struct {
-	src        string // the text the spans index: the input, or a LineScanner's buffer
-	start, end int32  // the reference is src[start:end]
+	src string // the text the spans index: the input, or a LineScanner's buffer
+	uriFields
+}
+
+// uriFields is a URI without its text: offsets and flags only, so the
+// batch assembly writes them (batch_amd64.s knows this layout; a test
+// checks it) and a LineScanner copies them into its URI with no pointer.
+type uriFields struct {
+	start, end int32 // the reference is src[start:end]
 	spans      [numComponents]span
 	defined    uint8 // bit c set when component c is defined
 	hostType   HostType
