@@ -3,6 +3,7 @@ package uriscan
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -30,7 +31,8 @@ type LineScanner struct {
 	ioErr error // sticky; io.EOF once the reader is exhausted
 
 	// Records taken ahead by the batch assembly: recs[irec:nrec] are
-	// next. skip counts records to scan without it after it took none.
+	// next. skip counts records to leave to scan (fast or the walk)
+	// after a batch that stopped at one the assembly does not take.
 	recs       [fastBatchLen]uriFields
 	irec, nrec int
 	skip       int
@@ -48,8 +50,21 @@ func NewLineScanner(r io.Reader) *LineScanner {
 	return s
 }
 
+// ErrLineTooLong is the error Err returns when a stream holds a line that
+// would outgrow MaxLength; the scan ends at it.
+var ErrLineTooLong = fmt.Errorf("uriscan: a line longer than MaxLength: %w", ErrTooLong)
+
+// useGoFast is whether scan tries fast before the walk; tests switch it
+// off to run the walk on every record.
+var useGoFast = true
+
+// maxBytesMode is the longest buffer NewLineScannerBytes scans in place
+// (a variable so that tests can lower it).
+var maxBytesMode = MaxLength
+
 // NewLineScannerBytes returns a scanner over the records in buf. URIs and
-// records refer into buf, which must not change while they are in use.
+// records refer into buf, which must not change while they are in use
+// (unless buf is longer than MaxLength: see ResetBytes).
 func NewLineScannerBytes(buf []byte) *LineScanner {
 	s := &LineScanner{}
 	s.ResetBytes(buf)
@@ -68,7 +83,13 @@ func (s *LineScanner) Reset(r io.Reader) {
 }
 
 // ResetBytes makes s scan the records in buf; line numbers start again at 1.
+// A buf longer than MaxLength (offsets are 32-bit) is read as a stream
+// instead, so its records refer into the scanner's own buffer.
 func (s *LineScanner) ResetBytes(buf []byte) {
+	if len(buf) > maxBytesMode {
+		s.Reset(bytes.NewReader(buf))
+		return
+	}
 	s.r, s.ioErr = nil, io.EOF
 	s.setData(buf)
 	s.line = 0
@@ -142,7 +163,10 @@ func (s *LineScanner) scan() bool {
 	s.line++
 	u := &s.u
 	u.defined, u.hostType, u.portOK, u.port = 0, NoHost, false, 0
-	end, ok := s.w.fast(u, pos)
+	end, ok := 0, false
+	if useGoFast {
+		end, ok = s.w.fast(u, pos)
+	}
 	if !ok && end == fastWindowEnd && s.w.next < len(s.w.src) {
 		// The record runs past the window: classify one that starts at
 		// it (re-classifying the part already seen) and try again.
@@ -150,7 +174,7 @@ func (s *LineScanner) scan() bool {
 		end, ok = s.w.fast(u, pos)
 	}
 	if ok {
-		// A fast record ends at a "\n" or at the end of the input.
+		// A fast record ends at a "\n".
 		s.valid, s.pos = true, end+1
 		u.start, u.end = int32(pos), int32(end)
 		return true
@@ -196,6 +220,12 @@ func (s *LineScanner) fill() bool {
 			return true
 		}
 		if have == len(s.buf) { // a line longer than the buffer
+			if 2*len(s.buf) > maxBytesMode {
+				// Offsets are 32-bit: such a line ends the scan, and Err
+				// says why.
+				s.ioErr = ErrLineTooLong
+				continue
+			}
 			nb := make([]byte, 2*len(s.buf))
 			copy(nb, s.buf[:have])
 			s.buf = nb

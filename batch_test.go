@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/uriscan/uriscan/internal/pagetest"
 )
 
 // scanAll runs a LineScanner and renders each record as ParseString would
@@ -308,4 +310,90 @@ func TestLineScannerLastWindow(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLineScannerLongFastScheme covers schemes that end near a long
+// record's first 64 bytes, so that its "//" straddles them.
+func TestLineScannerLongFastScheme(t *testing.T) {
+	var b strings.Builder
+	for f := 56; f <= 66; f++ {
+		b.WriteString("a" + strings.Repeat("b", f-1) + "://host/path\n")
+		b.WriteString("a" + strings.Repeat("b", f-1) + "://" + strings.Repeat("h", 70) + "/p\n")
+	}
+	in := b.String()
+	forEachScanPath(t, func(t *testing.T) {
+		if got, want := strings.Join(scanAll(t, NewLineScannerBytes([]byte(in))), "\n"), strings.Join(wantAll(in), "\n"); got != want {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	})
+}
+
+// TestLineScannerNearShapes feeds records one byte away from the shape
+// the batch assembly takes, each of which it must leave to the walk.
+func TestLineScannerNearShapes(t *testing.T) {
+	recs := []string{
+		"http_://h/", "http!://h/", "httpz://h/", "https://h/", "htt://h/", "file://h/", "filex://h/",
+		"http:/h/p", "http:h/p", "http://h/p#a#b", "http://h#a%zz", "http://h#a[b", "http://h?a#b#c",
+		"http://h/p?q?r", "http://h/p?%41#%4", "http://1.2.3.4/", "http://1.2.3.400/", "http://a.b.c.d9/",
+		"http://h:80/", "http://u@h/", "http://[::1]/", "http://h%41/", "http://", "http:", "https:",
+		"http://h", "http://h?", "http://h#", "http://h?#",
+	}
+	var b strings.Builder
+	for pad := 0; pad < 64; pad += 5 {
+		b.WriteString(strings.Repeat("x", pad) + "\n")
+		for _, r := range recs {
+			b.WriteString(r + "\n")
+			b.WriteString(r + strings.Repeat("q", 70) + "\n") // and long
+		}
+	}
+	in := b.String()
+	forEachScanPath(t, func(t *testing.T) {
+		if got, want := strings.Join(scanAll(t, NewLineScannerBytes([]byte(in))), "\n"), strings.Join(wantAll(in), "\n"); got != want {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	})
+}
+
+// TestLineScannerNoOverread ends the input flush against a PROT_NONE page
+// with unterminated records whose next bytes the scanner must not read,
+// starting at every offset of a block.
+func TestLineScannerNoOverread(t *testing.T) {
+	mem := pagetest.BeforeGuard(t)
+	tails := []string{"http:", "https:", "http:/", "http://", "http://h", "http://h/p?q#", "file://" + strings.Repeat("p", 70)}
+	forEachScanPath(t, func(t *testing.T) {
+		for _, tail := range tails {
+			for pad := 0; pad < 4*64; pad++ {
+				// Whole records, then a filler record, so that the tail
+				// is a record of its own starting at every offset of a
+				// block, within windows of both lengths.
+				head := strings.Repeat("http://a.b/c\n", []int{0, 5, 20, 39}[pad/64]) + strings.Repeat("x", pad%64) + "\n"
+				in := mem[len(mem)-len(head)-len(tail):]
+				copy(in, head+tail)
+				want := strings.Join(wantAll(head+tail), "\n")
+				if got := strings.Join(scanAll(t, NewLineScannerBytes(in)), "\n"); got != want {
+					t.Fatalf("tail %q pad %d:\ngot  %s\nwant %s", tail, pad, got, want)
+				}
+			}
+		}
+	})
+}
+
+// TestLineScannerHugeBuffer checks that a buffer longer than MaxLength is
+// scanned as a stream (MaxLength lowered to keep the test small), and that
+// a stream line that would outgrow it ends the scan with ErrLineTooLong.
+func TestLineScannerHugeBuffer(t *testing.T) {
+	saved := maxBytesMode
+	t.Cleanup(func() { maxBytesMode = saved })
+	maxBytesMode = 1000
+	in := strings.Repeat("http://a.b/c?d#e\nmailto:x@y\n", 200)
+	if got, want := strings.Join(scanAll(t, NewLineScannerBytes([]byte(in))), "\n"), strings.Join(wantAll(in), "\n"); got != want {
+		t.Fatal("a buffer over the limit scans differently")
+	}
+	maxBytesMode = 3 * DefaultBufferSize / 2
+	s := NewLineScanner(strings.NewReader("a\n" + strings.Repeat("b", 2*DefaultBufferSize) + "\nc\n"))
+	for s.Scan() {
+	}
+	if !errors.Is(s.Err(), ErrLineTooLong) || !errors.Is(s.Err(), ErrTooLong) {
+		t.Fatalf("Err() = %v, want ErrLineTooLong", s.Err())
+	}
 }

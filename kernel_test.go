@@ -190,20 +190,24 @@ func TestAgreeCatchesBrokenKernel(t *testing.T) {
 	}
 }
 
-// forEachScanPath runs f for every kernel and, where the batch assembly
-// runs, with it and without it (so the Go fast path and the walk take
-// every record), restoring the setting after each run.
+// forEachScanPath runs f for every kernel and every way LineScanner can
+// take records: the batch assembly first (where it runs), the Go fast
+// path first, and the walk alone; it restores the settings after each run.
 func forEachScanPath(t *testing.T, f func(t *testing.T)) {
+	type mode struct {
+		name      string
+		asm, fast bool
+	}
+	modes := []mode{{"walk", false, false}, {"gofast", false, true}}
+	if useFastBatch {
+		modes = append(modes, mode{"batchasm", true, true})
+	}
 	forEachKernel(t, func(t *testing.T) {
-		modes := []bool{false}
-		if useFastBatch {
-			modes = append(modes, true)
-		}
-		for _, on := range modes {
-			t.Run("batchasm="+fmt.Sprint(on), func(t *testing.T) {
-				saved := useFastBatch
-				useFastBatch = on
-				t.Cleanup(func() { useFastBatch = saved })
+		for _, m := range modes {
+			t.Run("path="+m.name, func(t *testing.T) {
+				savedAsm, savedFast := useFastBatch, useGoFast
+				useFastBatch, useGoFast = m.asm, m.fast
+				t.Cleanup(func() { useFastBatch, useGoFast = savedAsm, savedFast })
 				f(t)
 			})
 		}

@@ -440,6 +440,9 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 	u.spans[Scheme] = span{s0, s0 + int32(f)}
 	defined := uint8(1<<Scheme | 1<<Path)
 	p := f + 1 // the path starts here, or the "//" of an authority
+	if long && p+1 >= blockSize {
+		return 0, false // a "//" would straddle the first word: the walk decides
+	}
 	if p+1 < n && at(p) == '/' && at(p+1) == '/' {
 		a := p + 2
 		end := (lo.delim>>sh | hi.delim<<1<<up) & in >> a << a

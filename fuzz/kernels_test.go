@@ -92,6 +92,12 @@ func FuzzLineScanner(f *testing.F) {
 		f.Add(s + "\n" + s + "\r\n")
 	}
 	f.Add("http://a/\nhttps://www.example.com/x?y#z\nnode:url\nfile:///a/b\n\n//h\n?q\n#f\n")
+	// Records of 64 bytes and more (the batch paths follow them word by
+	// word), a scheme ending near the 64th byte, near-miss shapes.
+	f.Add("https://www.example.com/" + strings.Repeat("a/", 40) + "?q=" + strings.Repeat("v", 30) + "#f\n" +
+		"file:///Users/x/" + strings.Repeat("d", 90) + ".js?tapmock=1\n" +
+		"a" + strings.Repeat("b", 61) + "://host/path\n" +
+		"http://" + strings.Repeat("h", 70) + "/p\nhttp_://h/\nhttp:/h/p\nhttp://h/p#a#b\nhttp://1.2.3.4/\nhttp:")
 	f.Fuzz(func(t *testing.T, s string) {
 		lines := strings.Split(s, "\n")
 		if lines[len(lines)-1] == "" {
