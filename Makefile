@@ -16,6 +16,8 @@ test-redis:
 
 # The kernel dispatch should pick natively: avx512 > avx2 > generic.
 NATIVE_KERNEL := $(shell grep -qw avx512vbmi /proc/cpuinfo 2>/dev/null && grep -qw avx512bw /proc/cpuinfo && echo avx512 || (grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo avx2 || echo generic))
+# The batch assembly runs wherever the CPU has BMI2 (amd64).
+NATIVE_BATCH := $(shell grep -qw bmi2 /proc/cpuinfo 2>/dev/null && echo bmi2 || echo go)
 KERNEL_TESTS := 'Kernel|Expected|LineScanner|Parse|Classify|Agree'
 
 all: test
@@ -28,18 +30,19 @@ test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 te
 # each Kernel* test; URISCAN_EXPECT_KERNEL checks dispatch picked the best.
 test-go:
 	$(GO) run ./cmd/uriscan cpu
-	URISCAN_EXPECT_KERNEL=$(NATIVE_KERNEL) $(GO) test -count=1 $(PKGS)
+	URISCAN_EXPECT_KERNEL=$(NATIVE_KERNEL) URISCAN_EXPECT_BATCH=$(NATIVE_BATCH) $(GO) test -count=1 $(PKGS)
 
 # Dispatch honours GODEBUG: each knob takes the kernels above it away.
 test-nosimd:
 ifeq ($(NATIVE_KERNEL),avx512)
 	GODEBUG=cpu.avx512f=off URISCAN_EXPECT_KERNEL=avx2 $(GO) test -count=1 -run $(KERNEL_TESTS) .
 endif
-	GODEBUG=cpu.avx2=off URISCAN_EXPECT_KERNEL=generic $(GO) test -count=1 -run $(KERNEL_TESTS) .
+	GODEBUG=cpu.avx2=off URISCAN_EXPECT_KERNEL=generic URISCAN_EXPECT_BATCH=$(NATIVE_BATCH) $(GO) test -count=1 -run $(KERNEL_TESTS) .
+	GODEBUG=cpu.bmi2=off URISCAN_EXPECT_BATCH=go $(GO) test -count=1 -run $(KERNEL_TESTS) .
 
 # No assembly at all.
 test-purego:
-	URISCAN_EXPECT_KERNEL=generic $(GO) test -count=1 -short -tags purego,noasm $(PKGS)
+	URISCAN_EXPECT_KERNEL=generic URISCAN_EXPECT_BATCH=go $(GO) test -count=1 -short -tags purego,noasm $(PKGS)
 
 # The race detector over the short tests (it needs cgo, so a C compiler).
 test-race:
@@ -47,7 +50,7 @@ test-race:
 
 ## test-arm64: the NEON kernel under qemu-aarch64-static (apt-get install qemu-user-static)
 test-arm64:
-	URISCAN_EXPECT_KERNEL=neon GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static $(PKGS)
+	URISCAN_EXPECT_KERNEL=neon URISCAN_EXPECT_BATCH=go GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static $(PKGS)
 
 ## vet: go vet (asmdecl included) for both assembly architectures, default and purego
 vet:

@@ -27,6 +27,17 @@ var activeKernel = bestKernel()
 // assembly at all and always reports "generic".
 func Kernel() string { return activeKernel.String() }
 
+// BatchPath reports how a LineScanner takes the common records once the
+// kernel has classified them: "bmi2" when the batch assembly runs (amd64
+// with BMI1 and BMI2; GODEBUG=cpu.bmi2=off turns it off), else "go" (the
+// Go fast path and the walk, which take every record in any case).
+func BatchPath() string {
+	if useFastBatch {
+		return "bmi2"
+	}
+	return "go"
+}
+
 // useKernel makes k the active kernel and returns a function that restores
 // the previous one. k must be one of availableKernels().
 func useKernel(k kernelID) (restore func()) {

@@ -176,6 +176,20 @@ func TestExpectedKernel(t *testing.T) {
 	}
 	t.Logf("kernel in use: %s", Kernel())
 }
+
+// TestExpectedBatch fails when URISCAN_EXPECT_BATCH names another batch
+// path than BatchPath reports ("bmi2" or "go"), so each CI leg says which
+// one its LineScanner tests ran first.
+func TestExpectedBatch(t *testing.T) {
+	want := os.Getenv("URISCAN_EXPECT_BATCH")
+	if want == "" {
+		t.Skip("URISCAN_EXPECT_BATCH not set")
+	}
+	if got := BatchPath(); got != want {
+		t.Fatalf("BatchPath() = %q, URISCAN_EXPECT_BATCH = %q", got, want)
+	}
+	t.Logf("batch path: %s", BatchPath())
+}
 func TestAgreeCatchesBrokenKernel(t *testing.T) {
 	if kernelAgrees(func(d []blockMasks, s []byte) {
 		classifyGeneric(d, s)

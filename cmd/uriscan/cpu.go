@@ -65,6 +65,7 @@ func setupCPU(fs *flag.FlagSet) func(*env, []string) int {
 			k += " (GODEBUG=" + v + ")"
 		}
 		line("kernel", k)
+		line("batch", uriscan.BatchPath())
 		return exitOK
 	}
 }
