@@ -393,11 +393,8 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 	if k >= uint(w.nblk) {
 		return fastWindowEnd, false
 	}
-	lo := &w.m[k%winBlocks]
-	hi := &zeroMasks
-	if k+1 < uint(w.nblk) {
-		hi = &w.m[(k+1)%winBlocks]
-	}
+	// The next block may be the zero m[nblk] past the window.
+	lo, hi := &w.m[k%winBlocks], &w.m[k%winBlocks+1]
 	// Each word joins the masks of the two blocks from bit sh of the
 	// first. (The second shift is split so that no count reaches 64.)
 	sh := r % blockSize
@@ -522,11 +519,7 @@ func (w *walker) fastEnd(k, sh uint, start int, ev *[2]uint, nev int) (int, int,
 		if kj >= uint(w.nblk) {
 			return fastWindowEnd, 0, false
 		}
-		lo := &w.m[kj%winBlocks]
-		hi := &zeroMasks
-		if kj+1 < uint(w.nblk) {
-			hi = &w.m[(kj+1)%winBlocks]
-		}
+		lo, hi := &w.m[kj%winBlocks], &w.m[kj%winBlocks+1]
 		nl := lo.newline>>sh | hi.newline<<1<<up
 		in := ^uint64(0)
 		if nl != 0 {
@@ -564,8 +557,6 @@ func fastScheme(rec unsafe.Pointer, f uint) bool {
 	}
 	return schemeBad(unsafe.String((*byte)(rec), f)) < 0
 }
-
-var zeroMasks blockMasks
 
 // schemeBad returns the index of the first byte of s that breaks
 // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), 0 for an empty s,
