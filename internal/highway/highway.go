@@ -6,10 +6,7 @@
 // finalisation), which for a 60-byte URI costs more than the hashing. Here
 // the keyed state is computed once per Key and, on amd64 with AVX2, one
 // assembly call hashes the packets, the last partial packet and the six
-// finalisation rounds without leaving vector registers. SumPair hashes two
-// inputs in one call with their update chains interleaved: one HighwayHash
-// round is a chain of dependent multiplies and shuffles, so a single input
-// leaves most of the vector units idle.
+// finalisation rounds without leaving vector registers.
 //
 // Elsewhere (other architectures, the purego or noasm tags, no AVX2) the
 // functions call highwayhash.Sum128, which is the reference every test

@@ -13,9 +13,6 @@ var useAVX2 = cpu.X86.HasAVX2
 //go:noescape
 func sum128AVX2(state *[16]uint64, msg []byte, out *[Size]byte)
 
-//go:noescape
-func sum128x2AVX2(state *[16]uint64, a, b []byte, out *[2 * Size]byte)
-
 // Sum128 returns the HighwayHash-128 of msg under k, equal to
 // highwayhash.Sum128(msg, key).
 func (k *Key) Sum128(msg []byte) (out [Size]byte) {
@@ -24,15 +21,4 @@ func (k *Key) Sum128(msg []byte) (out [Size]byte) {
 	}
 	sum128AVX2(&k.state, msg, &out)
 	return out
-}
-
-// SumPair returns the HighwayHash-128 digests of a and b under k, equal to
-// highwayhash.Sum128 of each, hashing both at once.
-func (k *Key) SumPair(a, b []byte) (x, y [Size]byte) {
-	if !useAVX2 {
-		return sumRef(k, a), sumRef(k, b)
-	}
-	var out [2 * Size]byte
-	sum128x2AVX2(&k.state, a, b, &out)
-	return [Size]byte(out[:Size]), [Size]byte(out[Size:])
 }

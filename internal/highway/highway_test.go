@@ -37,31 +37,6 @@ func TestSum128Lengths(t *testing.T) {
 	}
 }
 
-// TestSumPair compares SumPair with highwayhash.Sum128 of each message
-// for every pair of lengths up to three packets (the two loops, the joint
-// one and each message alone, and every combination of tails).
-func TestSumPair(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 10))
-	raw := randKey(r)
-	k := NewKey(raw)
-	buf := make([]byte, 200)
-	for i := range buf {
-		buf[i] = byte(r.Uint32())
-	}
-	for la := 0; la <= 97; la++ {
-		for lb := 0; lb <= 97; lb++ {
-			a, b := buf[:la], buf[100-lb%7:][:lb]
-			x, y := k.SumPair(a, b)
-			if want := highwayhash.Sum128(a, raw[:]); x != want {
-				t.Fatalf("lengths %d, %d: first digest %x, want %x", la, lb, x, want)
-			}
-			if want := highwayhash.Sum128(b, raw[:]); y != want {
-				t.Fatalf("lengths %d, %d: second digest %x, want %x", la, lb, y, want)
-			}
-		}
-	}
-}
-
 // TestSum128Bytes flips every byte value at every position of a short
 // message: a wrong byte in the last-packet layout changes the digest.
 func TestSum128Bytes(t *testing.T) {
@@ -119,16 +94,6 @@ func BenchmarkSum128(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				k.Sum128(msg)
-			}
-		})
-		// A pair hashes two messages: ns/op is per message.
-		b.Run("len="+itoa(n)+"/impl=uriscan-pair", func(b *testing.B) {
-			b.SetBytes(int64(n))
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				if i&1 == 0 {
-					k.SumPair(msg, msg)
-				}
 			}
 		})
 	}
