@@ -163,33 +163,30 @@ func renderFull(u URI, err error) string {
 	return render(u, nil)
 }
 
-// TestExpectedKernel fails when URISCAN_EXPECT_KERNEL names a kernel other
-// than the one dispatch chose, so a CI leg (arm64 under qemu, a GODEBUG
-// leg) cannot pass on the scalar kernel by accident.
-func TestExpectedKernel(t *testing.T) {
-	want := os.Getenv("URISCAN_EXPECT_KERNEL")
-	if want == "" {
-		t.Skip("URISCAN_EXPECT_KERNEL not set")
+// TestExpectedPaths fails when URISCAN_EXPECT_KERNEL names a kernel other
+// than the one dispatch chose, or URISCAN_EXPECT_BATCH a batch path other
+// than BatchPath reports ("bmi2" or "go"), so a CI leg (arm64 under qemu,
+// a GODEBUG leg, purego) cannot pass on a fallback by accident.
+func TestExpectedPaths(t *testing.T) {
+	for _, c := range []struct {
+		env string
+		got func() string
+	}{
+		{"URISCAN_EXPECT_KERNEL", Kernel},
+		{"URISCAN_EXPECT_BATCH", BatchPath},
+	} {
+		want := os.Getenv(c.env)
+		if want == "" {
+			t.Logf("%s not set", c.env)
+			continue
+		}
+		if got := c.got(); got != want {
+			t.Errorf("%s: in use %q, expected %q", c.env, got, want)
+		}
+		t.Logf("%s: %s in use", c.env, c.got())
 	}
-	if got := Kernel(); got != want {
-		t.Fatalf("Kernel() = %q, URISCAN_EXPECT_KERNEL = %q", got, want)
-	}
-	t.Logf("kernel in use: %s", Kernel())
 }
 
-// TestExpectedBatch fails when URISCAN_EXPECT_BATCH names another batch
-// path than BatchPath reports ("bmi2" or "go"), so each CI leg says which
-// one its LineScanner tests ran first.
-func TestExpectedBatch(t *testing.T) {
-	want := os.Getenv("URISCAN_EXPECT_BATCH")
-	if want == "" {
-		t.Skip("URISCAN_EXPECT_BATCH not set")
-	}
-	if got := BatchPath(); got != want {
-		t.Fatalf("BatchPath() = %q, URISCAN_EXPECT_BATCH = %q", got, want)
-	}
-	t.Logf("batch path: %s", BatchPath())
-}
 func TestAgreeCatchesBrokenKernel(t *testing.T) {
 	if kernelAgrees(func(d []blockMasks, s []byte) {
 		classifyGeneric(d, s)
