@@ -50,7 +50,7 @@ test-race:
 
 ## test-arm64: the NEON kernel under qemu-aarch64-static (apt-get install qemu-user-static)
 test-arm64:
-	URISCAN_EXPECT_KERNEL=neon URISCAN_EXPECT_BATCH=go GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static $(PKGS)
+	URISCAN_TEST_EXEC=qemu-aarch64-static URISCAN_EXPECT_KERNEL=neon URISCAN_EXPECT_BATCH=go GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static $(PKGS)
 
 ## vet: go vet (asmdecl included) for both assembly architectures, default and purego
 vet:

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/settest"
 )
@@ -244,7 +244,12 @@ func testDiskCrash(t *testing.T, mode string) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestDiskCrashChild$")
+	// The child is this test binary again, run the way go test ran it:
+	// under the arm64 leg's qemu-aarch64-static too, without binfmt_misc.
+	cmd, err := testexec.Self("-test.run=^TestDiskCrashChild$")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd.Env = append(os.Environ(), crashEnvDir+"="+dir, crashEnvMode+"="+mode)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
