@@ -84,9 +84,13 @@ func Self(args ...string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
+	return command(w, args), nil
+}
+
+func command(w []string, args []string) *exec.Cmd {
 	if len(w) == 0 {
-		return exec.Command(os.Args[0], args...), nil
+		return exec.Command(os.Args[0], args...)
 	}
 	argv := append(append(w[1:len(w):len(w)], os.Args[0]), args...)
-	return exec.Command(w[0], argv...), nil
+	return exec.Command(w[0], argv...)
 }
