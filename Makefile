@@ -14,11 +14,24 @@ test-redis:
 .PHONY: test-race
 .PHONY: all test test-go test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
 
-# The kernel dispatch should pick natively: avx512 > avx2 > generic.
-NATIVE_KERNEL := $(shell grep -qw avx512vbmi /proc/cpuinfo 2>/dev/null && grep -qw avx512bw /proc/cpuinfo && echo avx512 || (grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo avx2 || echo generic))
-# The batch assembly runs wherever the CPU has BMI2 (amd64).
-NATIVE_BATCH := $(shell grep -qw bmi2 /proc/cpuinfo 2>/dev/null && echo bmi2 || echo go)
-KERNEL_TESTS := 'Kernel|Expected|LineScanner|Parse|Classify|Agree'
+# What each leg expects dispatch to choose; TestExpectedPaths checks all
+# four (URISCAN_EXPECT_*) and the path tests below count the work each
+# fast path takes. Natively: the kernel avx512 > avx2 > generic; the batch
+# assembly where the CPU has BMI2; the normalizer's AVX2 hints pass where
+# it has AVX2 and BMI2; HighwayHash's AVX2 assembly where it has AVX2.
+has = $(shell grep -qw $(1) /proc/cpuinfo 2>/dev/null && echo yes)
+NATIVE_KERNEL := $(if $(and $(call has,avx512vbmi),$(call has,avx512bw)),avx512,$(if $(call has,avx2),avx2,generic))
+NATIVE_BATCH  := $(if $(call has,bmi2),bmi2,go)
+NATIVE_HINTS  := $(if $(and $(call has,avx2),$(call has,bmi2)),avx2,go)
+NATIVE_HASH   := $(if $(call has,avx2),avx2,go)
+# expect: URISCAN_EXPECT_* for kernel, batch path, hints path, hash path.
+expect = URISCAN_EXPECT_KERNEL=$(1) URISCAN_EXPECT_BATCH=$(2) URISCAN_EXPECT_HINTS=$(3) URISCAN_EXPECT_HASH=$(4)
+# The path tests count records per path; they need the uriscan_pathstats
+# tag, which compiles the counters in (internal/pathstats).
+PATH_TAGS  := -tags uriscan_pathstats
+PATH_TESTS := 'Expected|FastPath|HashPaths|SumPath'
+PATH_PKGS  := . ./normalize ./internal/highway
+GODEBUG_TESTS := 'Kernel|Expected|LineScanner|Parse|Classify|Agree|FastPath|HashPaths|SumPath'
 
 all: test
 
@@ -27,30 +40,40 @@ all: test
 test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 test-race bench-smoke test-bench-module
 
 # Native: every kernel the CPU offers is tested against the scalar one in
-# each Kernel* test; URISCAN_EXPECT_KERNEL checks dispatch picked the best.
+# each Kernel* test; the URISCAN_EXPECT_* variables check dispatch picked
+# the best of each.
+NATIVE_EXPECT = $(call expect,$(NATIVE_KERNEL),$(NATIVE_BATCH),$(NATIVE_HINTS),$(NATIVE_HASH))
 test-go:
 	$(GO) run ./cmd/uriscan cpu
-	URISCAN_EXPECT_KERNEL=$(NATIVE_KERNEL) URISCAN_EXPECT_BATCH=$(NATIVE_BATCH) $(GO) test -count=1 $(PKGS)
+	$(NATIVE_EXPECT) $(GO) test -count=1 $(PKGS)
+	$(NATIVE_EXPECT) $(GO) test -count=1 $(PATH_TAGS) -run $(PATH_TESTS) $(PATH_PKGS)
 
-# Dispatch honours GODEBUG: each knob takes the kernels above it away.
+# Dispatch honours GODEBUG: each knob takes the paths that need it away.
+# These legs run the kernel and path tests with the counters compiled in.
 test-nosimd:
 ifeq ($(NATIVE_KERNEL),avx512)
-	GODEBUG=cpu.avx512f=off URISCAN_EXPECT_KERNEL=avx2 $(GO) test -count=1 -run $(KERNEL_TESTS) .
+	GODEBUG=cpu.avx512f=off $(call expect,avx2,$(NATIVE_BATCH),$(NATIVE_HINTS),$(NATIVE_HASH)) $(GO) test -count=1 $(PATH_TAGS) -run $(GODEBUG_TESTS) $(PATH_PKGS)
 endif
-	GODEBUG=cpu.avx2=off URISCAN_EXPECT_KERNEL=generic URISCAN_EXPECT_BATCH=$(NATIVE_BATCH) $(GO) test -count=1 -run $(KERNEL_TESTS) .
-	GODEBUG=cpu.bmi2=off URISCAN_EXPECT_BATCH=go $(GO) test -count=1 -run $(KERNEL_TESTS) .
+	GODEBUG=cpu.avx2=off $(call expect,generic,$(NATIVE_BATCH),go,go) $(GO) test -count=1 $(PATH_TAGS) -run $(GODEBUG_TESTS) $(PATH_PKGS)
+	GODEBUG=cpu.bmi2=off $(call expect,$(NATIVE_KERNEL),go,go,$(NATIVE_HASH)) $(GO) test -count=1 $(PATH_TAGS) -run $(GODEBUG_TESTS) $(PATH_PKGS)
 
 # No assembly at all.
+PUREGO_EXPECT = $(call expect,generic,go,go,go)
 test-purego:
-	URISCAN_EXPECT_KERNEL=generic URISCAN_EXPECT_BATCH=go $(GO) test -count=1 -short -tags purego,noasm $(PKGS)
+	$(PUREGO_EXPECT) $(GO) test -count=1 -short -tags purego,noasm $(PKGS)
+	$(PUREGO_EXPECT) $(GO) test -count=1 -tags purego,noasm,uriscan_pathstats -run $(PATH_TESTS) $(PATH_PKGS)
 
 # The race detector over the short tests (it needs cgo, so a C compiler).
 test-race:
 	$(GO) test -count=1 -short -race . ./cmd/... ./normalize/... ./seen/...
 
 ## test-arm64: the NEON kernel under qemu-aarch64-static (apt-get install qemu-user-static)
+## The child processes of tests (seen's crash test) run through the same
+## wrapper (internal/testexec), so no binfmt_misc entry is needed.
+ARM64_EXPECT = URISCAN_TEST_EXEC=qemu-aarch64-static $(call expect,neon,go,go,go) GOARCH=arm64
 test-arm64:
-	URISCAN_TEST_EXEC=qemu-aarch64-static URISCAN_EXPECT_KERNEL=neon URISCAN_EXPECT_BATCH=go GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static $(PKGS)
+	$(ARM64_EXPECT) $(GO) test -count=1 -short -exec qemu-aarch64-static $(PKGS)
+	$(ARM64_EXPECT) $(GO) test -count=1 $(PATH_TAGS) -exec qemu-aarch64-static -run $(PATH_TESTS) $(PATH_PKGS)
 
 ## vet: go vet (asmdecl included) for both assembly architectures, default and purego
 vet:

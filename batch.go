@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/uriscan/uriscan/internal/pathstats"
 )
 
 // LineScanner scans newline-separated URI-references, from a buffer
@@ -113,6 +115,7 @@ func (s *LineScanner) Scan() bool {
 	// The next record the batch assembly took.
 	r := &s.recs[s.irec]
 	s.irec++
+	pathstats.Add(pathstats.BatchAsm, 1)
 	s.u.uriFields = *r
 	s.valid, s.pos = true, int(r.end)+1
 	s.line++
@@ -175,6 +178,7 @@ func (s *LineScanner) scan() bool {
 	}
 	if ok {
 		// A fast record ends at a "\n".
+		pathstats.Add(pathstats.GoFast, 1)
 		s.valid, s.pos = true, end+1
 		u.start, u.end = int32(pos), int32(end)
 		return true
@@ -185,6 +189,7 @@ func (s *LineScanner) scan() bool {
 
 // slow scans the record at pos with the walk.
 func (s *LineScanner) slow(pos int) {
+	pathstats.Add(pathstats.Walk, 1)
 	u := &s.u
 	u.defined, u.hostType, u.portOK, u.port = 0, NoHost, false, 0
 	s.w.seek(pos)

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/uriscan/uriscan/internal/pagetest"
+	"github.com/uriscan/uriscan/internal/shareddata"
 )
 
 // scanAll runs a LineScanner and renders each record as ParseString would
@@ -271,10 +270,7 @@ func TestLineScannerSharedLists(t *testing.T) {
 		t.Skip("long: the shared lists with every scan path")
 	}
 	for _, name := range sharedURLs {
-		data, err := os.ReadFile(filepath.Join(sharedURLDir, name+".txt"))
-		if err != nil {
-			t.Skipf("shared corpus absent: %v", err)
-		}
+		data := shareddata.URLList(t, name)
 		want := wantAll(string(data))
 		forEachScanPath(t, func(t *testing.T) {
 			got := scanAll(t, NewLineScannerBytes(data))

@@ -3,27 +3,24 @@ package uriscan
 import (
 	"bytes"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/uriscan/uriscan/internal/shareddata"
 )
 
 // sharedURLs are the real-world URL lists used by the corpus benchmarks and
-// tests. They live outside the repository; tests skip when they are absent.
-var sharedURLs = []string{"kasztp", "isaacs_files", "node_files"}
+// tests. They live outside the repository (../shared/data/urls, or
+// $URISCAN_DATA/urls); tests skip with a notice on stderr when they are
+// absent.
+var sharedURLs = shareddata.URLLists
 
-const sharedURLDir = "../shared/data/urls"
-
-// loadLines reads ../shared/data/urls/NAME.txt as lines (without "\r\n"),
-// skipping the test or benchmark when the file is absent.
+// loadLines reads the shared list urls/NAME.txt as lines (without "\r\n"),
+// skipping the test or benchmark when the data is absent.
 func loadLines(tb testing.TB, name string) (lines [][]byte, size int) {
 	tb.Helper()
-	data, err := os.ReadFile(filepath.Join(sharedURLDir, name+".txt"))
-	if err != nil {
-		tb.Skipf("shared corpus absent: %v", err)
-	}
+	data := shareddata.URLList(tb, name)
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // kasztp starts with a BOM
 	for _, l := range bytes.Split(data, []byte("\n")) {
 		l = bytes.TrimSuffix(l, []byte("\r"))
@@ -111,10 +108,7 @@ func sizeName(n int) string {
 func BenchmarkScanLines(b *testing.B) {
 	for _, name := range sharedURLs {
 		b.Run("corpus="+name, func(b *testing.B) {
-			data, err := os.ReadFile(filepath.Join(sharedURLDir, name+".txt"))
-			if err != nil {
-				b.Skipf("shared corpus absent: %v", err)
-			}
+			data := shareddata.URLList(b, name)
 			nlines := bytes.Count(data, []byte("\n")) + 1
 			for _, k := range availableKernels() {
 				b.Run("impl="+k.String(), func(b *testing.B) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -161,30 +160,6 @@ func renderFull(u URI, err error) string {
 		return err.Error()
 	}
 	return render(u, nil)
-}
-
-// TestExpectedPaths fails when URISCAN_EXPECT_KERNEL names a kernel other
-// than the one dispatch chose, or URISCAN_EXPECT_BATCH a batch path other
-// than BatchPath reports ("bmi2" or "go"), so a CI leg (arm64 under qemu,
-// a GODEBUG leg, purego) cannot pass on a fallback by accident.
-func TestExpectedPaths(t *testing.T) {
-	for _, c := range []struct {
-		env string
-		got func() string
-	}{
-		{"URISCAN_EXPECT_KERNEL", Kernel},
-		{"URISCAN_EXPECT_BATCH", BatchPath},
-	} {
-		want := os.Getenv(c.env)
-		if want == "" {
-			t.Logf("%s not set", c.env)
-			continue
-		}
-		if got := c.got(); got != want {
-			t.Errorf("%s: in use %q, expected %q", c.env, got, want)
-		}
-		t.Logf("%s: %s in use", c.env, c.got())
-	}
 }
 
 func TestAgreeCatchesBrokenKernel(t *testing.T) {

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"testing"
+
+	"github.com/uriscan/uriscan/internal/shareddata"
 )
 
 // loadCorpora returns the shared URL lists, skipping tb when they are
@@ -10,6 +12,7 @@ func loadCorpora(tb testing.TB) []*Corpus {
 	tb.Helper()
 	cs, err := LoadCorpora(FindDataDir(DefaultDataDir))
 	if IsNotExist(err) {
+		shareddata.Notice()
 		tb.Skipf("shared corpus absent: %v", err)
 	}
 	if err != nil {

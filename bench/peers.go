@@ -28,7 +28,9 @@ import (
 
 	fredbi "github.com/fredbi/uri"
 	whatwg "github.com/nlnwa/whatwg-url/url"
+
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/internal/shareddata"
 )
 
 // DefaultDataDir is where the shared URL lists are, relative to this
@@ -100,12 +102,16 @@ func LoadCorpora(dir string) ([]*Corpus, error) {
 	return cs, nil
 }
 
-// FindDataDir returns dir if it holds URL lists, else DefaultDataDir found
-// from the location of this source file (so cmd/compare works from any
-// working directory of the same checkout), else dir.
+// FindDataDir returns dir if it holds URL lists, else $URISCAN_DATA/urls,
+// else DefaultDataDir found from the location of this source file (so
+// cmd/compare works from any working directory of the same checkout),
+// else dir.
 func FindDataDir(dir string) string {
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.txt")); len(m) > 0 {
 		return dir
+	}
+	if d, ok := shareddata.Dir(); ok {
+		return filepath.Join(d, "urls")
 	}
 	if _, file, _, ok := runtime.Caller(0); ok {
 		alt := filepath.Join(filepath.Dir(file), DefaultDataDir)

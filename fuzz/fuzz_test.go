@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/uriscan/uriscan/internal/shareddata"
 )
 
 // seeds covers every component, host type and error kind; the fuzzer
@@ -85,9 +87,9 @@ func TestRandomAgree(t *testing.T) {
 
 // TestSharedCorpusAgree runs every line of the shared URL lists through both.
 func TestSharedCorpusAgree(t *testing.T) {
-	files, _ := filepath.Glob("../../shared/data/urls/*.txt")
+	files := shareddata.URLFiles()
 	if len(files) == 0 {
-		t.Skip("shared URL lists absent")
+		t.Skipf("shared URL lists absent: set %s", shareddata.Env)
 	}
 	lines, invalid := 0, 0
 	for _, name := range files {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/abnf"
+	"github.com/uriscan/uriscan/internal/shareddata"
 )
 
 // TestAgainstUriparser is a differential test of uriscan against uriparser
@@ -54,8 +55,7 @@ func TestAgainstUriparser(t *testing.T) {
 	oracle := uriparserOracle(t)
 
 	var inputs []labelled
-	files, _ := filepath.Glob("../../shared/data/urls/*.txt")
-	files = append(files, "testdata/uriparser_inputs.txt")
+	files := append(shareddata.URLFiles(), "testdata/uriparser_inputs.txt")
 	for _, name := range files {
 		data, err := os.ReadFile(name)
 		if errors.Is(err, os.ErrNotExist) {

@@ -2,24 +2,22 @@ package normalize
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 	"time"
 
 	"github.com/minio/highwayhash"
+
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/highway"
+	"github.com/uriscan/uriscan/internal/shareddata"
 )
 
-// corpus loads the valid lines of a shared URL list (skipping when absent).
+// corpus loads the valid lines of a shared URL list (skipping, with a
+// notice on stderr, when the shared data is absent).
 func corpus(tb testing.TB, name string) (uris []uriscan.URI, lines [][]byte, size int) {
 	tb.Helper()
-	data, err := os.ReadFile(filepath.Join("../../shared/data/urls", name+".txt"))
-	if err != nil {
-		tb.Skipf("shared corpus absent: %v", err)
-	}
+	data := shareddata.URLList(tb, name)
 	for _, l := range bytes.Split(data, []byte("\n")) {
 		l = bytes.TrimSuffix(l, []byte("\r"))
 		u, err := uriscan.Parse(l)

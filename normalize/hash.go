@@ -10,6 +10,7 @@ import (
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/highway"
+	"github.com/uriscan/uriscan/internal/pathstats"
 )
 
 // KeySize is the size of a Hasher key: HighwayHash takes 32 bytes.
@@ -66,6 +67,7 @@ func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
 		// Most URIs are already normal: hash them where they are.
 		hints := uriHints(u)
 		if unchanged(u, h.level, hints) {
+			pathstats.Add(pathstats.NormInPlace, 1)
 			raw := u.String()
 			h.canon = unsafe.Slice(unsafe.StringData(raw), len(raw))
 			return h.hk.Sum128(h.canon)
@@ -74,6 +76,7 @@ func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
 	} else {
 		h.buf = h.n.Append(h.buf[:0], u, h.level)
 	}
+	pathstats.Add(pathstats.NormCopied, 1)
 	h.canon = h.buf
 	return h.hk.Sum128(h.buf)
 }
@@ -82,6 +85,12 @@ func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
 // the next call to Sum and must not be modified (when u was already
 // normal it is u's own text).
 func (h *Hasher) Canonical() []byte { return h.canon }
+
+// HashPath reports how Hasher computes HighwayHash-128: "avx2" (one
+// assembly call per digest, amd64 with AVX2; GODEBUG=cpu.avx2=off turns it
+// off) or "go" (github.com/minio/highwayhash.Sum128). The digests are the
+// same.
+func HashPath() string { return highway.Path() }
 
 // SumBytes returns the digest of an already normalized URI.
 func (h *Hasher) SumBytes(canonical []byte) [16]byte {

@@ -2,9 +2,23 @@
 
 package normalize
 
-import "golang.org/x/sys/cpu"
+import (
+	"golang.org/x/sys/cpu"
+
+	"github.com/uriscan/uriscan/internal/pathstats"
+)
 
 var hintsUseAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
+
+// HintsPath reports how Normalizer and Hasher find out whether a URI may
+// need normalizing: "avx2" (one AVX2 pass, amd64 with AVX2 and BMI2;
+// GODEBUG=cpu.avx2=off or cpu.bmi2=off turns it off) or "go".
+func HintsPath() string {
+	if hintsUseAVX2 {
+		return "avx2"
+	}
+	return "go"
+}
 
 // hintsAVX2 is hintsGeneric 32 bytes at a time. It reads whole 32-byte
 // blocks only where they cannot cross into a page s does not touch.
@@ -15,7 +29,9 @@ func hintsAVX2(p *byte, n, hostEnd, pathStart, pathEnd int) uint
 // hints reports what in s may need normalizing: see the hint bits.
 func hints(s string, hostEnd, pathStart, pathEnd int) uint {
 	if !hintsUseAVX2 || len(s) == 0 {
+		pathstats.Add(pathstats.HintsGo, 1)
 		return hintsGeneric(s, hostEnd, pathStart, pathEnd)
 	}
+	pathstats.Add(pathstats.HintsAVX2, 1)
 	return hintsAVX2(stringData(s), len(s), hostEnd, pathStart, pathEnd)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/normalize"
 )
 
 // setupCPU: "uriscan cpu" reports the CPU and the kernel uriscan chose.
@@ -66,6 +67,8 @@ func setupCPU(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		line("kernel", k)
 		line("batch", uriscan.BatchPath())
+		line("hints", normalize.HintsPath())
+		line("hash", normalize.HashPath())
 		return exitOK
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/normalize"
 )
 
 // cli runs the command in-process.
@@ -557,7 +558,8 @@ func TestSplitNoAllocs(t *testing.T) {
 
 func TestCPU(t *testing.T) {
 	code, out, _ := cli(t, "", "cpu")
-	if code != 0 || !strings.Contains(out, "\nkernel:      "+uriscan.Kernel()+"\n") || !strings.Contains(out, "\nbatch:       "+uriscan.BatchPath()+"\n") || !strings.HasPrefix(out, "cpu:") {
+	if code != 0 || !strings.Contains(out, "\nkernel:      "+uriscan.Kernel()+"\n") || !strings.Contains(out, "\nbatch:       "+uriscan.BatchPath()+"\n") ||
+		!strings.Contains(out, "\nhints:       "+normalize.HintsPath()+"\n") || !strings.Contains(out, "\nhash:        "+normalize.HashPath()+"\n") || !strings.HasPrefix(out, "cpu:") {
 		t.Errorf("cpu: exit %d, output %q", code, out)
 	}
 	if code, _, errs := cli(t, "", "cpu", "x"); code != 2 || !strings.Contains(errs, "no arguments") {

@@ -2,9 +2,21 @@
 
 package highway
 
-import "golang.org/x/sys/cpu"
+import (
+	"golang.org/x/sys/cpu"
+
+	"github.com/uriscan/uriscan/internal/pathstats"
+)
 
 var useAVX2 = cpu.X86.HasAVX2
+
+// Path reports "avx2" when Sum128 runs the assembly, else "go".
+func Path() string {
+	if useAVX2 {
+		return "avx2"
+	}
+	return "go"
+}
 
 // sum128AVX2 hashes msg into out: whole packets, the last partial one and
 // the six finalisation rounds in one call. It reads no byte outside msg's
@@ -17,8 +29,10 @@ func sum128AVX2(state *[16]uint64, msg []byte, out *[Size]byte)
 // highwayhash.Sum128(msg, key).
 func (k *Key) Sum128(msg []byte) (out [Size]byte) {
 	if !useAVX2 {
+		pathstats.Add(pathstats.HashRef, 1)
 		return sumRef(k, msg)
 	}
+	pathstats.Add(pathstats.HashAVX2, 1)
 	sum128AVX2(&k.state, msg, &out)
 	return out
 }
