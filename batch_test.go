@@ -393,3 +393,78 @@ func TestLineScannerHugeBuffer(t *testing.T) {
 		t.Fatalf("Err() = %v, want ErrLineTooLong", s.Err())
 	}
 }
+
+// fastShapes are records in every shape the batch assembly
+// (fastBatchBMI2) and the Go fast path ((*walker).fast) document:
+//
+//	("http" / "https" / "file") "://" reg-name path [ "?" query ] [ "#" fragment ]
+//
+// short and of 64 bytes and more, each of which both must take.
+func fastShapes() []string {
+	long := strings.Repeat("abcdefghij", 8) // 80 bytes
+	return []string{
+		"http://a/",
+		"http://example.com",
+		"https://example.com/",
+		"https://www.example.com/a/b/c.html",
+		"file:///etc/passwd",
+		"file://host/share/x.txt",
+		"http://example.com/p?q=1",
+		"http://example.com/p#frag",
+		"http://example.com/p?q=1&r=2#frag",
+		"https://h?q",
+		"https://h#f",
+		"http://example.com/?#",
+		"http://example.com?#",
+		"http://example.com/a:b@c/d!$&'()*+,;=-._~",
+		"http://host-with-dash.example/p?a=b/c:d@e#x/y:z@w",
+		"http://1.2.3/",                       // digits, too short for an IPv4address
+		"http://www.example.com1a/",           // ends in a letter
+		"https://www.example.com/" + long,     // long path
+		"https://www.example.com/p?" + long,   // long query
+		"https://www.example.com/p#" + long,   // long fragment
+		"http://example.com/" + long + "?q#f", // events after the first word
+		"http://example.com/p?" + long + "#" + long,
+		"https://www.example.com/" + strings.Repeat(long, 4) + "?" + long + "#" + long, // 6 blocks
+		"file:///" + long,
+	}
+}
+
+// TestFastPathDirect calls the batch assembly and the Go fast path
+// directly on each record of fastShapes and checks that each takes it
+// (with the components ParseString gives). It needs no build tag, so a
+// plain go test fails when either stops taking records; paths_test.go
+// (uriscan_pathstats) counts what they take inside a LineScanner.
+func TestFastPathDirect(t *testing.T) {
+	forEachKernel(t, func(t *testing.T) {
+		for _, rec := range fastShapes() {
+			want, err := ParseString(rec)
+			if err != nil {
+				t.Fatalf("%q: %v", rec, err)
+			}
+			wantText := render(want, nil) + extras(&want)
+			s := NewLineScannerBytes([]byte(rec + "\n"))
+			s.w.refillAt(0) // classify the window, as Scan does first
+			u := &s.u
+			if end, ok := s.w.fast(u, 0); !ok || end != len(rec) {
+				t.Errorf("%q: the Go fast path declined it (end %d, ok %v)", rec, end, ok)
+			} else if got := render(*u, nil) + extras(u); got != wantText {
+				t.Errorf("%q: Go fast path\ngot  %s\nwant %s", rec, got, wantText)
+			}
+			if !useFastBatch {
+				continue
+			}
+			s = NewLineScannerBytes([]byte(rec + "\n"))
+			s.w.refillAt(0)
+			n, stop := s.w.fastBatch(0, &s.recs)
+			if n != 1 {
+				t.Errorf("%q: the batch assembly took %d records (stop %d), want 1", rec, n, stop)
+				continue
+			}
+			s.u.uriFields = s.recs[0]
+			if got := render(s.u, nil) + extras(&s.u); got != wantText {
+				t.Errorf("%q: batch assembly\ngot  %s\nwant %s", rec, got, wantText)
+			}
+		}
+	})
+}

@@ -18,42 +18,6 @@ import (
 // taking records leaves every result the same and only costs speed; here
 // it fails a test. The Makefile runs them in every leg.
 
-// fastShapes are records in every shape the batch assembly
-// (fastBatchBMI2) and the Go fast path ((*walker).fast) document:
-//
-//	("http" / "https" / "file") "://" reg-name path [ "?" query ] [ "#" fragment ]
-//
-// short and of 64 bytes and more, each of which both must take.
-func fastShapes() []string {
-	long := strings.Repeat("abcdefghij", 8) // 80 bytes
-	return []string{
-		"http://a/",
-		"http://example.com",
-		"https://example.com/",
-		"https://www.example.com/a/b/c.html",
-		"file:///etc/passwd",
-		"file://host/share/x.txt",
-		"http://example.com/p?q=1",
-		"http://example.com/p#frag",
-		"http://example.com/p?q=1&r=2#frag",
-		"https://h?q",
-		"https://h#f",
-		"http://example.com/?#",
-		"http://example.com?#",
-		"http://example.com/a:b@c/d!$&'()*+,;=-._~",
-		"http://host-with-dash.example/p?a=b/c:d@e#x/y:z@w",
-		"http://1.2.3/",                       // digits, too short for an IPv4address
-		"http://www.example.com1a/",           // ends in a letter
-		"https://www.example.com/" + long,     // long path
-		"https://www.example.com/p?" + long,   // long query
-		"https://www.example.com/p#" + long,   // long fragment
-		"http://example.com/" + long + "?q#f", // events after the first word
-		"http://example.com/p?" + long + "#" + long,
-		"https://www.example.com/" + strings.Repeat(long, 4) + "?" + long + "#" + long, // 6 blocks
-		"file:///" + long,
-	}
-}
-
 // filler returns n bytes (n >= 10) of records in the common shape.
 func filler(n int) string {
 	var b strings.Builder
