@@ -12,6 +12,7 @@ COUNT     ?= 1
 test-redis:
 	env_=$$(.ci/redis.sh) && eval "$$env_" && URISCAN_REDIS_REQUIRE=1 $(GO) test -count=1 -run Redis -v ./seen
 .PHONY: test-race
+.PHONY: test-avx512-mutants
 .PHONY: all test test-go test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
 
 # What each leg expects dispatch to choose; TestExpectedPaths checks all
@@ -37,7 +38,7 @@ all: test
 
 ## test: everything CI checks: formatting, generated code, vet (amd64 and arm64),
 ## tests with every kernel this CPU has, the GODEBUG and purego legs, arm64 under qemu
-test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 test-race bench-smoke test-bench-module
+test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 test-race test-avx512-mutants bench-smoke test-bench-module fuzz-smoke
 
 # Native: every kernel the CPU offers is tested against the scalar one in
 # each Kernel* test; the URISCAN_EXPECT_* variables check dispatch picked
@@ -62,6 +63,12 @@ PUREGO_EXPECT = $(call expect,generic,go,go,go)
 test-purego:
 	$(PUREGO_EXPECT) $(GO) test -count=1 -short -tags purego,noasm $(PKGS)
 	$(PUREGO_EXPECT) $(GO) test -count=1 -tags purego,noasm,uriscan_pathstats -run $(PATH_TESTS) $(PATH_PKGS)
+
+## test-avx512-mutants: the interpreted AVX-512 test (TestAVX512Interpreted,
+## which runs in test-go on every amd64 CPU) must fail on each of a set of
+## broken copies of the kernel, and pass on the unchanged one.
+test-avx512-mutants:
+	$(GO) run ./internal/avx512sim/mutants
 
 # The race detector over the short tests (it needs cgo, so a C compiler).
 test-race:
@@ -117,13 +124,11 @@ BENCH_TAGS := $(shell test -e /usr/include/uriparser/Uri.h && echo uriparser)
 test-bench-module:
 	cd bench && $(GO) vet -tags '$(BENCH_TAGS)' ./... && $(GO) test -tags '$(BENCH_TAGS)' -count=1 -run . -bench . -benchtime 1x ./...
 
-## fuzz: each fuzz target for FUZZTIME (FuzzKernels covers every kernel this CPU has)
+## fuzz: every fuzz target of the module for FUZZTIME each (.ci/fuzz.sh finds
+## them with go test -list; FuzzKernels covers every kernel this CPU has,
+## FuzzAVX512Interpreted the interpreted AVX-512 kernel on any amd64 CPU)
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParseVsOracle$$' -fuzztime $(FUZZTIME) ./fuzz
-	$(GO) test -run '^$$' -fuzz '^FuzzKernels$$' -fuzztime $(FUZZTIME) ./fuzz
-	$(GO) test -run '^$$' -fuzz '^FuzzLineScanner$$' -fuzztime $(FUZZTIME) ./fuzz
-	$(GO) test -run '^$$' -fuzz '^FuzzHighway$$' -fuzztime $(FUZZTIME) ./fuzz
-	$(GO) test -run '^$$' -fuzz '^FuzzHints$$' -fuzztime $(FUZZTIME) ./normalize
+	GO=$(GO) .ci/fuzz.sh $(FUZZTIME)
 
 ## fuzz-arm64: FuzzKernels for the NEON kernel under qemu. The fuzzer
 ## re-executes its own binary, so arm64 binaries must run directly: this
@@ -132,8 +137,10 @@ fuzz-arm64:
 	test -e /proc/sys/fs/binfmt_misc/qemu-aarch64 || { mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register; }
 	GOARCH=arm64 $(GO) test -run '^$$' -fuzz '^FuzzKernels$$' -fuzztime $(FUZZTIME) ./fuzz
 
+## fuzz-smoke: every fuzz target for a few seconds (CI), so that one that no
+## longer builds or fails at once fails CI
 fuzz-smoke:
-	$(MAKE) fuzz FUZZTIME=20s
+	GO=$(GO) .ci/fuzz.sh 3s
 
 ## demo: split and validate the bundled sample
 demo:

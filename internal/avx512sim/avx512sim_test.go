@@ -1,0 +1,272 @@
+package avx512sim
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// assemble turns Intel-syntax source into machine code with GNU as (from
+// binutils, like objdump) and decodes it at addr.
+func assemble(t *testing.T, src string) *Func {
+	t.Helper()
+	f, err := tryAssemble(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+const codeAddr = 0x40_0000
+
+func tryAssemble(t *testing.T, src string) (*Func, error) {
+	t.Helper()
+	dir := t.TempDir()
+	s, o, bin := filepath.Join(dir, "t.s"), filepath.Join(dir, "t.o"), filepath.Join(dir, "t.bin")
+	if err := os.WriteFile(s, []byte(".intel_syntax noprefix\n"+src+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][]string{{"as", "--64", "-o", o, s}, {"objcopy", "-O", "binary", "-j", ".text", o, bin}} {
+		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", c[0], err, out)
+		}
+	}
+	code, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Disassemble("test", code, codeAddr)
+}
+
+func vec(b ...byte) [64]byte {
+	var v [64]byte
+	copy(v[:], b)
+	return v
+}
+
+func newMachine(seed uint64) *Machine {
+	m := &Machine{}
+	m.Scramble(rand.New(rand.NewPCG(seed, seed)))
+	return m
+}
+
+func run(t *testing.T, m *Machine, f *Func, args ...uint64) {
+	t.Helper()
+	if err := m.Call(f, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// VPERMI2B: bit 6 of an index picks the second table, bits 0-5 the byte,
+// bit 7 is ignored; {k}{z} zeroes unselected lanes, {k} alone keeps the
+// index there.
+func TestVPERMI2B(t *testing.T) {
+	for _, zero := range []bool{false, true} {
+		deco := "{k1}"
+		if zero {
+			deco = "{k1}{z}"
+		}
+		f := assemble(t, "vpermi2b zmm0"+deco+", zmm1, zmm2\nret")
+		m := newMachine(1)
+		for i := 0; i < 64; i++ {
+			m.Z[1][i] = byte(i)       // table 1: i
+			m.Z[2][i] = byte(100 + i) // table 2: 100+i
+		}
+		m.Z[0] = vec(0, 63, 64, 127, 0x80|5, 0xC0|5, 7)
+		m.K[1] = 0b0111111 // lane 6 not selected
+		run(t, m, f)
+		want := []byte{0, 63, 100, 163, 5, 105, 7}
+		if zero {
+			want[6] = 0
+		}
+		if got := m.Z[0][:7]; string(got) != string(want) {
+			t.Errorf("%s: got %v, want %v", deco, got, want)
+		}
+	}
+}
+
+// VPTESTMB k{k}: AND of the lanes non-zero, only in lanes the mask selects;
+// VPTESTNMB the opposite; VPMOVB2M the sign bits.
+func TestVPTESTMBAndVPMOVB2M(t *testing.T) {
+	f := assemble(t, "vptestmb k2{k3}, zmm4, zmm5\nvptestnmb k6, zmm4, zmm5\nvpmovb2m k7, zmm4\nret")
+	m := newMachine(2)
+	m.Z[4] = vec(1, 2, 0x80, 0xff, 0)
+	m.Z[5] = vec(1, 1, 0x81, 0x01, 0xff)
+	m.K[3] = 0b1101 // lane 1 not selected
+	run(t, m, f)
+	if m.K[2] != 0b1101 {
+		t.Errorf("vptestmb: %b, want 1101", m.K[2])
+	}
+	// NM: lanes 1 (2&1==0), 4 and every zero lane from 5 on.
+	if want := ^uint64(0) &^ 0b01101; m.K[6] != want {
+		t.Errorf("vptestnmb: %b, want %b", m.K[6], want)
+	}
+	if m.K[7] != 0b1100 {
+		t.Errorf("vpmovb2m: %b, want 1100", m.K[7])
+	}
+}
+
+// A zeroing masked load touches only the selected bytes: the others may
+// lie outside memory; a merging one keeps the register's old bytes.
+func TestMaskedLoad(t *testing.T) {
+	f := assemble(t, "vmovdqu8 zmm0{k5}{z}, ZMMWORD PTR [rsi]\nvmovdqu8 zmm1{k5}, ZMMWORD PTR [rsi]\nret")
+	m := newMachine(3)
+	m.Regions = []*Region{{Name: "src", Addr: 0x1000, Data: []byte("abc")}}
+	m.R[6] = 0x1000
+	m.K[5] = 0b111
+	old := m.Z[1]
+	run(t, m, f)
+	if string(m.Z[0][:4]) != "abc\x00" || m.Z[0][63] != 0 {
+		t.Errorf("zeroing: %q", m.Z[0][:8])
+	}
+	if string(m.Z[1][:3]) != "abc" || string(m.Z[1][3:]) != string(old[3:]) {
+		t.Errorf("merging: %q, old %q", m.Z[1][:8], old[:8])
+	}
+	// One lane more is a read past the region.
+	m.K[5] = 0b1111
+	if err := m.Call(f); err == nil || !strings.Contains(err.Error(), "outside every region") {
+		t.Errorf("a 4-lane load of 3 bytes: %v", err)
+	}
+	// Unmasked, the whole vector is read.
+	g := assemble(t, "vmovdqu8 zmm0, ZMMWORD PTR [rsi]\nret")
+	if err := m.Call(g); err == nil || !strings.Contains(err.Error(), "past the end of src") {
+		t.Errorf("an unmasked load of 3 bytes: %v", err)
+	}
+}
+
+// KANDNQ k1, k2, k3 is NOT(k2) AND k3; KNOTQ, KORQ; KMOVQ both ways.
+func TestOpmaskOps(t *testing.T) {
+	f := assemble(t, "kandnq k6, k1, k5\nknotq k2, k1\nkorq k3, k1, k5\nkmovq rax, k6\nkmovq k7, rbx\nret")
+	m := newMachine(4)
+	m.K[1], m.K[5], m.R[3] = 0b1100, 0b1010, 0xdead
+	run(t, m, f)
+	if m.K[6] != 0b0010 || m.K[2] != ^uint64(0b1100) || m.K[3] != 0b1110 || m.R[0] != 0b0010 || m.K[7] != 0xdead {
+		t.Errorf("kandn %b knot %x kor %b rax %b k7 %x", m.K[6], m.K[2], m.K[3], m.R[0], m.K[7])
+	}
+}
+
+// The loop of a kernel: CMP/SUB/JAE and TEST/JZ; a 32-bit MOV clears the
+// upper half; VPBROADCASTD from a register.
+func TestFlagsAndLoop(t *testing.T) {
+	f := assemble(t, `
+	xor  edx, edx
+	mov  rcx, 200
+loop:
+	cmp  rcx, 64
+	jb   done
+	add  rdx, 1
+	sub  rcx, 64
+	jmp  loop
+done:
+	test rcx, rcx
+	jz   zero
+	mov  eax, 0x1010101
+	vpbroadcastd zmm9, eax
+zero:
+	ret`)
+	m := newMachine(5)
+	run(t, m, f)
+	if m.R[2] != 3 || m.R[1] != 8 || m.R[0] != 0x1010101 || m.Z[9][63] != 1 || m.Z[9][62] != 1 {
+		t.Errorf("rdx %d rcx %d rax %#x zmm9[62:] %v", m.R[2], m.R[1], m.R[0], m.Z[9][62:])
+	}
+}
+
+// A jump on a flag an instruction left undefined is an error: SHL by more
+// than one leaves OF undefined.
+func TestUndefinedFlag(t *testing.T) {
+	f := assemble(t, "shl rax, cl\njo over\nover: ret")
+	m := newMachine(6)
+	m.R[1] = 3
+	if err := m.Call(f); err == nil || !strings.Contains(err.Error(), "OF, which is undefined") {
+		t.Errorf("jo after shl by 3: %v", err)
+	}
+	g := assemble(t, "jb over\nover: ret") // flags never set: Scramble leaves them undefined
+	if err := newMachine(7).Call(g); err == nil || !strings.Contains(err.Error(), "undefined") {
+		t.Errorf("jb on scrambled flags: %v", err)
+	}
+}
+
+// VZEROUPPER clears bits 128 and up of zmm0-15 only.
+func TestVZEROUPPER(t *testing.T) {
+	f := assemble(t, "vzeroupper\nret")
+	m := newMachine(8)
+	z16 := m.Z[16]
+	lo := m.Z[3]
+	run(t, m, f)
+	if string(m.Z[3][:16]) != string(lo[:16]) || m.Z[3][16] != 0 || m.Z[15][63] != 0 || m.Z[16] != z16 {
+		t.Error("vzeroupper")
+	}
+}
+
+// Stores go only to writable regions; the ABI0 arguments are at 8(SP).
+func TestMemoryAndArgs(t *testing.T) {
+	f := assemble(t, "mov rdi, QWORD PTR [rsp+0x8]\nmov rax, QWORD PTR [rsp+0x10]\nmov QWORD PTR [rdi+0x8], rax\nret")
+	m := newMachine(9)
+	dst := make([]byte, 16)
+	m.Regions = []*Region{{Name: "dst", Addr: 0x5000, Data: dst, Writable: true}}
+	run(t, m, f, 0x5000, 0x1122334455667788)
+	if binary.LittleEndian.Uint64(dst[8:]) != 0x1122334455667788 {
+		t.Errorf("dst %x", dst)
+	}
+	m.Regions[0].Writable = false
+	if err := m.Call(f, 0x5000, 1); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("store to a read-only region: %v", err)
+	}
+	if err := m.Call(f, 0x5009, 1); err == nil || !strings.Contains(err.Error(), "past the end of dst") {
+		t.Errorf("store straddling the region's end: %v", err)
+	}
+}
+
+// Anything not modelled is refused when decoded, never skipped.
+func TestUnmodelledRefused(t *testing.T) {
+	for _, src := range []string{
+		"vpaddb zmm0, zmm1, zmm2\nret",           // instruction
+		"vpternlogd zmm0, zmm1, zmm2, 0x96\nret", // instruction
+		"kmovq k1, k2\nkshiftlq k1, k2, 3\nret",  // instruction after a modelled one
+		"cmovb rax, rbx\nret",                    // instruction
+		"rep movsb\nret",                         // prefix
+		"mov rax, QWORD PTR fs:[rax]\nret",       // segment
+		"lea rax, [eax+0x4]\nret",                // 32-bit address
+	} {
+		f, err := tryAssembleLenient(t, src)
+		switch {
+		case f == nil && err == nil:
+			t.Errorf("%q: GNU as refuses it: not a test of the decoder", strings.SplitN(src, "\n", 2)[0])
+		case err == nil:
+			t.Errorf("%q decoded, want a refusal", src)
+		default:
+			t.Logf("refused: %v", err)
+		}
+	}
+}
+
+// tryAssembleLenient is tryAssemble that reports (nil, nil) when GNU as
+// rejects the source.
+func tryAssembleLenient(t *testing.T, src string) (*Func, error) {
+	dir := t.TempDir()
+	s, o := filepath.Join(dir, "t.s"), filepath.Join(dir, "t.o")
+	os.WriteFile(s, []byte(".intel_syntax noprefix\n"+src+"\n"), 0o600)
+	if exec.Command("as", "--64", "-o", o, s).Run() != nil {
+		return nil, nil
+	}
+	return tryAssemble(t, src)
+}
+
+// A loop that never ends, and a return to an overwritten address, are
+// errors.
+func TestRunawayAndBadReturn(t *testing.T) {
+	f := assemble(t, "l: jmp l")
+	m := newMachine(10)
+	m.MaxSteps = 1000
+	if err := m.Call(f); err == nil || !strings.Contains(err.Error(), "more than 1000") {
+		t.Errorf("endless loop: %v", err)
+	}
+	g := assemble(t, "mov QWORD PTR [rsp], rax\nret")
+	if err := newMachine(11).Call(g); err == nil || !strings.Contains(err.Error(), "not to the caller") {
+		t.Errorf("overwritten return address: %v", err)
+	}
+}
