@@ -142,12 +142,16 @@ fuzz-arm64:
 fuzz-smoke:
 	GO=$(GO) .ci/fuzz.sh 3s
 
-## demo: split and validate the bundled sample
+## demo: split and validate the bundled sample (with a binary built once,
+## so that head closing the pipe and validate's exit status 1 read cleanly)
+DEMO_BIN := $(or $(TMPDIR),/tmp)/uriscan-demo
 demo:
-	$(GO) run ./cmd/uriscan split testdata/sample.txt | head -n 5
-	@echo ...
-	-$(GO) run ./cmd/uriscan validate testdata/sample.txt
-	@echo "(validate exits 1 because the sample holds invalid lines on purpose)"
+	@$(GO) build -o $(DEMO_BIN) ./cmd/uriscan
+	@echo '$$ uriscan split testdata/sample.txt | head -n 3'
+	@$(DEMO_BIN) split testdata/sample.txt | head -n 3
+	@echo '$$ uriscan validate testdata/sample.txt'
+	@$(DEMO_BIN) validate testdata/sample.txt; status=$$?; \
+	  echo "(exit status $$status: the sample holds invalid lines on purpose)"; test $$status -eq 1
 
 clean:
 	$(GO) clean -testcache

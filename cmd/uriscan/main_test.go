@@ -84,7 +84,8 @@ func decode(t *testing.T, obj string) map[string]any {
 }
 
 func TestSplitDesignExamples(t *testing.T) {
-	// The two objects DESIGN.md shows, byte for byte.
+	// The two objects the README (and the project's design notes) show,
+	// byte for byte.
 	code, out, errs := cli(t, "http://h?\nhttp://a b\n", "split")
 	want := `{"line":1,"input":"http://h?","valid":true,"scheme":"http","userinfo":null,"host":"h","host_type":"reg-name","port":null,"path":"","query":"","fragment":null}
 {"line":2,"input":"http://a b","valid":false,"error":{"offset":8,"reason":"invalid character ' ' in host"}}
