@@ -270,3 +270,185 @@ func TestRunawayAndBadReturn(t *testing.T) {
 		t.Errorf("overwritten return address: %v", err)
 	}
 }
+
+// TestGPRInstructions runs each modelled general-purpose instruction on
+// known inputs and checks the result and the flags it defines (values as
+// the SDM gives them).
+func TestGPRInstructions(t *testing.T) {
+	const C, Z, S, O = flagCF, flagZF, flagSF, flagOF
+	for _, c := range []struct {
+		asm       string
+		rax, rbx  uint64
+		want      uint64 // rax afterwards
+		defined   uint8  // flags that must be defined
+		flags     uint8  // their values
+		undefined uint8  // flags that must be undefined
+	}{
+		{"add rax, rbx", 1<<63 | 5, 1 << 63, 5, C | Z | S | O, C | O, 0},
+		{"add eax, ebx", 0xffffffff_ffffffff, 1, 0, C | Z | S | O, C | Z, 0}, // 32-bit: wraps, clears the upper half
+		{"sub rax, rbx", 3, 5, ^uint64(1), C | Z | S | O, C | S, 0},
+		{"sub rax, rbx", 1 << 63, 1, 1<<63 - 1, C | Z | S | O, O, 0},
+		{"cmp rax, rbx", 7, 7, 7, C | Z | S | O, Z, 0},
+		{"and rax, rbx", 0b1100, 0b1010, 0b1000, C | Z | S | O, 0, 0},
+		{"or rax, rbx", 0b1100, 0b1010, 0b1110, C | Z | S | O, 0, 0},
+		{"xor rax, rbx", 0b1100, 0b1100, 0, C | Z | S | O, Z, 0},
+		{"test rax, rbx", 1 << 63, 1 << 63, 1 << 63, C | Z | S | O, S, 0},
+		{"inc rax", 1<<63 - 1, 0, 1 << 63, Z | S | O, S | O, 0},
+		{"dec rax", 1, 0, 0, Z | S | O, Z, 0},
+		{"neg rax", 5, 0, ^uint64(4), C | Z | S | O, C | S, 0},
+		{"not rax", 0, 0, ^uint64(0), 0, 0, 0},
+		{"lea rax, [rax+rbx*8+0x10]", 1, 2, 1 + 16 + 16, 0, 0, 0},
+		{"mov al, bl", 0x1234, 0xff, 0x12ff, 0, 0, 0},
+		{"mov ah, bl", 0x1234, 0xff, 0xff34, 0, 0, 0},
+		{"mov eax, ebx", 0xffffffff_00000000, 7, 7, 0, 0, 0},
+		{"movabs rax, 0x123456789abcdef0", 0, 0, 0x123456789abcdef0, 0, 0, 0},
+		{"shl rax, 1", 1 << 63, 0, 0, C | Z | S | O, C | Z | O, 0},
+		{"shl rax, 4", 0x1f << 59, 0, 0xf << 63 & (1 << 63), C | Z | S, C | S, O},
+		{"shr rax, 1", 3, 0, 1, C | Z | S | O, C, 0},
+		{"sar rax, 2", 1<<63 | 2, 0, 0xe000000000000000, C | Z | S, C | S, O},
+		{"shr rax, 0", 3, 0, 3, 0, 0, 0},
+	} {
+		f := assemble(t, c.asm+"\nret")
+		m := newMachine(20)
+		m.R[rax], m.R[rbx] = c.rax, c.rbx
+		m.valid = 0
+		run(t, m, f)
+		if m.R[rax] != c.want {
+			t.Errorf("%s: rax %#x, want %#x", c.asm, m.R[rax], c.want)
+		}
+		if m.valid&c.defined != c.defined || m.flags&c.defined != c.flags {
+			t.Errorf("%s: flags %04b (defined %04b), want %04b of %04b", c.asm, m.flags, m.valid, c.flags, c.defined)
+		}
+		if m.valid&c.undefined != 0 {
+			t.Errorf("%s: flags %04b defined, want undefined", c.asm, m.valid&c.undefined)
+		}
+	}
+}
+
+// Every condition code on the flags a CMP leaves, against Go's own
+// comparisons.
+func TestConditions(t *testing.T) {
+	vals := []uint64{0, 1, 2, 1 << 63, 1<<63 - 1, ^uint64(0)}
+	conds := []struct {
+		cc string
+		f  func(a, b uint64) bool
+	}{
+		{"b", func(a, b uint64) bool { return a < b }},
+		{"ae", func(a, b uint64) bool { return a >= b }},
+		{"e", func(a, b uint64) bool { return a == b }},
+		{"ne", func(a, b uint64) bool { return a != b }},
+		{"be", func(a, b uint64) bool { return a <= b }},
+		{"a", func(a, b uint64) bool { return a > b }},
+		{"l", func(a, b uint64) bool { return int64(a) < int64(b) }},
+		{"ge", func(a, b uint64) bool { return int64(a) >= int64(b) }},
+		{"le", func(a, b uint64) bool { return int64(a) <= int64(b) }},
+		{"g", func(a, b uint64) bool { return int64(a) > int64(b) }},
+		{"s", func(a, b uint64) bool { return int64(a-b) < 0 }},
+		{"ns", func(a, b uint64) bool { return int64(a-b) >= 0 }},
+		{"o", func(a, b uint64) bool {
+			d := int64(a) - int64(b)
+			return (int64(a) < 0) != (int64(b) < 0) && (d < 0) != (int64(a) < 0)
+		}},
+		{"no", func(a, b uint64) bool {
+			d := int64(a) - int64(b)
+			return !((int64(a) < 0) != (int64(b) < 0) && (d < 0) != (int64(a) < 0))
+		}},
+	}
+	for _, c := range conds {
+		f := assemble(t, "xor ecx, ecx\ncmp rax, rbx\nj"+c.cc+" yes\nret\nyes: mov ecx, 1\nret")
+		for _, a := range vals {
+			for _, b := range vals {
+				m := newMachine(21)
+				m.R[rax], m.R[rbx] = a, b
+				run(t, m, f)
+				if got := m.R[rcx] == 1; got != c.f(a, b) {
+					t.Errorf("cmp %#x, %#x; j%s: taken %v", a, b, c.cc, got)
+				}
+			}
+		}
+	}
+}
+
+// The remaining opmask and vector forms: KXOR/KXNOR/KANDQ, the narrow
+// widths, KORTEST's flags, masked stores, the aligned moves' #GP, the
+// broadcasts' widths and sources, VPTESTMB with a memory operand and
+// VPERMI2B on ymm.
+func TestVectorForms(t *testing.T) {
+	f := assemble(t, `
+	kxorq k1, k2, k3
+	kxnord k4, k2, k3
+	kandw k5, k2, k3
+	knotb k6, k2
+	kmovd eax, k2
+	kmovq QWORD PTR [rdi], k3
+	kmovw k7, WORD PTR [rdi]
+	kortestq k0, k0
+	ret`)
+	m := newMachine(22)
+	m.K[0], m.K[2], m.K[3] = 0, 0xffff_0000_ff00_f0f0, 0x0f0f_0ff0_f0f0_ff00
+	mem := make([]byte, 8)
+	m.Regions = []*Region{{Name: "mem", Addr: 0x9000, Data: mem, Writable: true}}
+	m.R[7] = 0x9000
+	run(t, m, f)
+	if m.K[1] != m.K[2]^m.K[3] || m.K[4] != ^(m.K[2]^m.K[3])&0xffffffff || m.K[5] != m.K[2]&m.K[3]&0xffff ||
+		m.K[6] != ^m.K[2]&0xff || m.R[rax] != m.K[2]&0xffffffff || m.K[7] != m.K[3]&0xffff {
+		t.Errorf("k1 %x k4 %x k5 %x k6 %x eax %x k7 %x", m.K[1], m.K[4], m.K[5], m.K[6], m.R[rax], m.K[7])
+	}
+	if m.flags&(flagZF|flagCF) != flagZF || m.valid&allFlags != allFlags {
+		t.Errorf("kortestq k0, k0 (zero): flags %04b", m.flags)
+	}
+
+	g := assemble(t, `
+	vpbroadcastb zmm1, BYTE PTR [rsi]
+	vpbroadcastq ymm2, rax
+	vpbroadcastw xmm3{k1}{z}, xmm1
+	vmovdqu64 ZMMWORD PTR [rdi]{k1}, zmm1
+	vptestmb k2, zmm1, ZMMWORD PTR [rdi]
+	vpermi2b ymm4, ymm5, ymm6
+	vmovdqa64 zmm7, ZMMWORD PTR [rsi]
+	ret`)
+	m = newMachine(23)
+	src := make([]byte, 64)
+	src[0] = 0x5a
+	dst := make([]byte, 64)
+	m.Regions = []*Region{{Name: "src", Addr: 0xa000, Data: src}, {Name: "dst", Addr: 0xb000, Data: dst, Writable: true}}
+	m.R[6], m.R[7], m.R[rax], m.K[1] = 0xa000, 0xb000, 0x0102030405060708, 0b101
+	for i := 0; i < 32; i++ {
+		m.Z[4][i], m.Z[5][i], m.Z[6][i] = byte(i*9), byte(i), byte(100+i)
+	}
+	run(t, m, g)
+	if m.Z[1][0] != 0x5a || m.Z[1][63] != 0x5a {
+		t.Error("vpbroadcastb from memory")
+	}
+	if binary.LittleEndian.Uint64(m.Z[2][24:]) != 0x0102030405060708 || m.Z[2][32] != 0 {
+		t.Error("vpbroadcastq ymm from a register: the value in every qword, zero above 32 bytes")
+	}
+	if m.Z[3][0] != 0x5a || m.Z[3][2] != 0 || m.Z[3][4] != 0x5a || m.Z[3][6] != 0 {
+		t.Errorf("vpbroadcastw xmm{k1}{z}: %x", m.Z[3][:8])
+	}
+	// Qwords 0 and 2 stored, 1 and 3-7 untouched (zero).
+	if dst[0] != 0x5a || dst[8] != 0 || dst[16] != 0x5a || dst[24] != 0 {
+		t.Errorf("masked store: %x", dst[:32])
+	}
+	if want := uint64(0xff) | 0xff<<16; m.K[2] != want {
+		t.Errorf("vptestmb with memory: %x, want %x", m.K[2], want)
+	}
+	for i := 0; i < 32; i++ {
+		j := i * 9 & 63
+		want := byte(j)
+		if j&32 != 0 {
+			want = byte(100 + j&31)
+		}
+		if m.Z[4][i] != want {
+			t.Fatalf("vpermi2b ymm lane %d: %d, want %d", i, m.Z[4][i], want)
+		}
+	}
+	if m.Z[7][0] != 0x5a {
+		t.Error("vmovdqa64 aligned load")
+	}
+	m.R[6] = 0xa001
+	h := assemble(t, "vmovdqa64 zmm7, ZMMWORD PTR [rsi]\nret")
+	if err := m.Call(h); err == nil || !strings.Contains(err.Error(), "#GP") {
+		t.Errorf("unaligned vmovdqa64: %v", err)
+	}
+}

@@ -216,13 +216,19 @@ func zs(r uint64, size int) uint8 {
 	return f
 }
 
+// dest returns the operand size of in and the value of its first operand.
+func (m *Machine) dest(in *Inst) (int, uint64, error) {
+	size, err := opSize(in)
+	if err != nil {
+		return 0, 0, err
+	}
+	x, err := m.read(in, &in.Args[0], size)
+	return size, x, err
+}
+
 func arith(op int) handler {
 	return func(m *Machine, in *Inst) (uint64, error) {
-		size, err := opSize(in)
-		if err != nil {
-			return 0, err
-		}
-		x, err := m.read(in, &in.Args[0], size)
+		size, x, err := m.dest(in)
 		if err != nil {
 			return 0, err
 		}
@@ -268,11 +274,7 @@ func arith(op int) handler {
 // incdec adds d (1 or -1); CF is left as it was.
 func incdec(d uint64) handler {
 	return func(m *Machine, in *Inst) (uint64, error) {
-		size, err := opSize(in)
-		if err != nil {
-			return 0, err
-		}
-		x, err := m.read(in, &in.Args[0], size)
+		size, x, err := m.dest(in)
 		if err != nil {
 			return 0, err
 		}
@@ -288,11 +290,7 @@ func incdec(d uint64) handler {
 }
 
 func neg(m *Machine, in *Inst) (uint64, error) {
-	size, err := opSize(in)
-	if err != nil {
-		return 0, err
-	}
-	x, err := m.read(in, &in.Args[0], size)
+	size, x, err := m.dest(in)
 	if err != nil {
 		return 0, err
 	}
@@ -309,11 +307,7 @@ func neg(m *Machine, in *Inst) (uint64, error) {
 }
 
 func not(m *Machine, in *Inst) (uint64, error) {
-	size, err := opSize(in)
-	if err != nil {
-		return 0, err
-	}
-	x, err := m.read(in, &in.Args[0], size)
+	size, x, err := m.dest(in)
 	if err != nil {
 		return 0, err
 	}
