@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/uriscan/uriscan"
@@ -11,6 +12,15 @@ import (
 // normal form parses and is a fixed point (N(N(x)) == N(x)), that Scheme
 // on top of Syntax equals Scheme, and, for the RFC levels, that x and N(x)
 // resolve references to equivalent targets when x is absolute.
+//
+// One exception, inherent in RFC 3986 and documented in the README: when
+// x's path ends in a ".." segment, §6.2.2.3 removes it with the segment
+// before ("/a/b/.." is "/a/"), but §5.2.3's merge drops a base's last
+// segment, whatever it is, before dot segments are removed, so a
+// relative-path reference resolves differently against the two ("g" gives
+// "/a/b/g" against x and "/a/g" against N(x)). No normal form can be both
+// RFC-equivalent to x and resolve like it, and the normalizer keeps the
+// RFC's; that pair is not checked.
 func FuzzNormalize(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
@@ -38,6 +48,9 @@ func FuzzNormalize(f *testing.F) {
 			}
 			for _, r := range refs {
 				ref, _ := uriscan.ParseString(r)
+				if endsInDotDot(u.Path()) && isRelativePath(&ref) {
+					continue // the exception above
+				}
 				t1, err1 := uriscan.Resolve(nil, &u, &ref, 0)
 				t2, err2 := uriscan.Resolve(nil, &v, &ref, 0)
 				if err1 != nil || err2 != nil {
@@ -56,6 +69,21 @@ func FuzzNormalize(f *testing.F) {
 			t.Fatalf("Scheme(Syntax(%q)) = %q, Scheme = %q", s, a, b)
 		}
 	})
+}
+
+// endsInDotDot reports whether path's last segment is "..": the dot
+// segment itself, which reference resolution reads (not "%2E%2E", which
+// it reads as an ordinary segment and the normalizer keeps encoded).
+func endsInDotDot(path string) bool {
+	return path == ".." || strings.HasSuffix(path, "/..")
+}
+
+// isRelativePath reports whether ref is a relative-path reference (RFC
+// 3986 §4.2): no scheme, no authority, and a non-empty path not starting
+// with "/", which §5.2.2 merges with the base's path.
+func isRelativePath(ref *uriscan.URI) bool {
+	p := ref.Path()
+	return !ref.Has(uriscan.Scheme) && !ref.HasAuthority() && p != "" && p[0] != '/'
 }
 
 // FuzzRepair checks that Repair leaves a valid reference alone, is
