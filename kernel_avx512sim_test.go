@@ -209,24 +209,6 @@ func TestAVX512Interpreted(t *testing.T) {
 	}
 }
 
-// TestAVX512InterpretedNoOverread puts inputs of every length to 4 blocks
-// at the very end of their region, at every page offset of a tail, so
-// that one byte read past the input is an access outside every region.
-// (TestAVX512Interpreted's inputs end where their region ends too; this
-// covers every tail length at the end of a page.)
-func TestAVX512InterpretedNoOverread(t *testing.T) {
-	c := newSimChecker(t)
-	page := make([]byte, 2*pageSize)
-	for i := range page {
-		page[i] = "http://h/%41?q#f"[i%16]
-	}
-	// A page-aligned end inside page: the kernel sees the page offset.
-	end := pageSize - int(uintptr(unsafe.Pointer(&page[0]))&(pageSize-1))
-	for n := 1; n <= 4*blockSize+1; n++ {
-		c.check(page[end-n : end])
-	}
-}
-
 // TestAVX512InterpreterMatchesSilicon runs the real AVX-512 kernel and the
 // interpreted one on the same random inputs and compares the masks. It
 // runs only where the CPU has AVX-512 (elsewhere the interpreted kernel is

@@ -141,7 +141,11 @@ func TestFastPathShares(t *testing.T) {
 		if !ok {
 			continue
 		}
-		floor := shareFloors[name]
+		floor, ok := shareFloors[name]
+		if !ok {
+			t.Errorf("%s: no floor in shareFloors: measure one and add it", name)
+			continue
+		}
 		share := func(asm bool) pathstats.Counts {
 			var c pathstats.Counts
 			withPaths(asm, true, func() {

@@ -1,3 +1,7 @@
+//go:build amd64
+
+// GNU as and objdump for x86-64: the host binutils of an amd64 machine.
+
 package avx512sim
 
 import (
@@ -269,6 +273,28 @@ func TestRunawayAndBadReturn(t *testing.T) {
 	if err := newMachine(11).Call(g); err == nil || !strings.Contains(err.Error(), "not to the caller") {
 		t.Errorf("overwritten return address: %v", err)
 	}
+	h := assemble(t, "xor ebp, ebp\nret")
+	if err := newMachine(12).Call(h); err == nil || !strings.Contains(err.Error(), "RBP") {
+		t.Errorf("clobbered RBP: %v", err)
+	}
+}
+
+// Runs of zero bytes are decoded (objdump elides them by default), and the
+// instructions must cover the code without a gap.
+func TestZeroBytesDecoded(t *testing.T) {
+	code := []byte{0xb8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x48, 0x83, 0xc0, 0x01, 0xc3}
+	f, err := Disassemble("zeros", code, codeAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Insts) != 7 { // mov, 4 x add BYTE PTR [rax],al, add, ret
+		t.Fatalf("%d instructions, want 7: %v", len(f.Insts), f.Insts)
+	}
+	// They execute: the add to [rax] is a write outside every region.
+	m := newMachine(13)
+	if err := m.Call(f); err == nil || !strings.Contains(err.Error(), "outside every region") {
+		t.Errorf("add BYTE PTR [rax], al at address 1: %v", err)
+	}
 }
 
 // TestGPRInstructions runs each modelled general-purpose instruction on
@@ -307,10 +333,15 @@ func TestGPRInstructions(t *testing.T) {
 		{"shr rax, 1", 3, 0, 1, C | Z | S | O, C, 0},
 		{"sar rax, 2", 1<<63 | 2, 0, 0xe000000000000000, C | Z | S, C | S, O},
 		{"shr rax, 0", 3, 0, 3, 0, 0, 0},
+		{"shl eax, 0", ^uint64(0), 0, 0xffffffff, 0, 0, 0}, // a 32-bit write, even by 0
+		{"shl eax, cl", 1<<32 | 1, 0, 1, 0, 0, 0},          // cl is scrambled: set below
+		{"shl al, 8", 0x1ff, 0, 0x100, Z | S, Z, C | O},    // CF undefined at the width
+		{"sar al, 9", 0x80, 0, 0xff, C | Z | S, C | S, O},  // SAR's CF is the sign bit
+		{"sar rax, 63", 1 << 63, 0, ^uint64(0), C | Z | S, S, O},
 	} {
 		f := assemble(t, c.asm+"\nret")
 		m := newMachine(20)
-		m.R[rax], m.R[rbx] = c.rax, c.rbx
+		m.R[rax], m.R[rbx], m.R[rcx] = c.rax, c.rbx, 0
 		m.valid = 0
 		run(t, m, f)
 		if m.R[rax] != c.want {

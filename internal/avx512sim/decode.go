@@ -128,26 +128,44 @@ func objdump(code []byte, addr uint64) ([]rawLine, error) {
 	if err := os.WriteFile(file, code, 0o600); err != nil {
 		return nil, err
 	}
-	out, err := exec.Command(bin, "-D", "-b", "binary", "-m", "i386:x86-64", "-M", "intel",
-		"--no-show-raw-insn", fmt.Sprintf("--adjust-vma=%#x", addr), file).CombinedOutput()
+	// -z: decode runs of zero bytes too (by default objdump prints "..."
+	// for them); -w: an instruction's bytes on one line, so that the
+	// lengths can be checked to cover the code without a gap.
+	out, err := exec.Command(bin, "-D", "-z", "-w", "-b", "binary", "-m", "i386:x86-64", "-M", "intel",
+		fmt.Sprintf("--adjust-vma=%#x", addr), file).CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("avx512sim: objdump: %v\n%s", err, out)
 	}
 	var lines []rawLine
+	next := addr // where the next instruction must start
+	body := false
 	for _, line := range strings.Split(string(out), "\n") {
-		colon := strings.Index(line, ":\t")
-		if colon < 0 {
+		if strings.HasSuffix(line, "<.data>:") {
+			body = true // the instructions follow
 			continue
 		}
-		a, err := strconv.ParseUint(strings.TrimSpace(line[:colon]), 16, 64)
-		if err != nil {
+		if !body || strings.TrimSpace(line) == "" {
 			continue
 		}
-		text := strings.TrimSpace(line[colon+2:])
+		// "  addr:\tbytes\tmnemonic operands"
+		f := strings.SplitN(line, "\t", 3)
+		a, aerr := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(f[0]), ":"), 16, 64)
+		if aerr != nil || len(f) != 3 || !strings.HasSuffix(f[0], ":") {
+			return nil, fmt.Errorf("avx512sim: objdump line %q not understood", line)
+		}
+		n := len(strings.Fields(f[1]))
+		if a != next || n == 0 {
+			return nil, fmt.Errorf("avx512sim: objdump's instructions do not cover the code: %#x, expected %#x", a, next)
+		}
+		next = a + uint64(n)
+		text := strings.TrimSpace(f[2])
 		if i := strings.Index(text, "#"); i >= 0 { // objdump's comment on rip-relative operands
 			text = strings.TrimSpace(text[:i])
 		}
 		lines = append(lines, rawLine{a, text})
+	}
+	if next != addr+uint64(len(code)) {
+		return nil, fmt.Errorf("avx512sim: objdump decoded %d of %d bytes", next-addr, len(code))
 	}
 	if len(lines) == 0 {
 		return nil, errors.New("avx512sim: objdump decoded no instruction")

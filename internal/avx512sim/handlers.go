@@ -315,9 +315,10 @@ func not(m *Machine, in *Inst) (uint64, error) {
 }
 
 // shift: SHL, SHR, SAR by an immediate, CL, or 1. The count is masked to
-// 6 bits (64-bit operands) or 5; a zero count changes no flag; OF is
-// defined only for a count of 1, CF only while the count is within the
-// operand.
+// 6 bits (64-bit operands) or 5. A zero count changes no flag (a 32-bit
+// destination is still written, so its upper half is cleared); OF is
+// defined only for a count of 1; for SHL and SHR, CF is undefined when the
+// count is at least the operand's width (SAR's CF is then the sign bit).
 func shift(kind byte) handler {
 	return func(m *Machine, in *Inst) (uint64, error) {
 		d := &in.Args[0]
@@ -338,6 +339,7 @@ func shift(kind byte) handler {
 		}
 		x := m.getGPR(d)
 		if c == 0 {
+			m.setGPR(d, x)
 			return 0, nil
 		}
 		mask, sign := sizeMask(size), uint64(1)<<(nbits-1)
@@ -370,7 +372,7 @@ func shift(kind byte) handler {
 		if c != 1 {
 			which, undef = which&^flagOF, flagOF
 		}
-		if c > nbits {
+		if c >= nbits && kind != 'a' {
 			which, undef = which&^flagCF, undef|flagCF
 		}
 		m.setFlags(which, f, undef)

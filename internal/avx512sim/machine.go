@@ -33,6 +33,7 @@ type Machine struct {
 	valid uint8        // which of them are defined
 
 	Regions []*Region
+	rng     *rand.Rand // from Scramble: fills each call's stack
 	// MaxSteps bounds one Call (0: 1 << 20 instructions).
 	MaxSteps int
 	// Steps counts the instructions the last Call executed.
@@ -77,14 +78,22 @@ func (m *Machine) Scramble(r *rand.Rand) {
 		m.K[i] = r.Uint64()
 	}
 	m.flags, m.valid = uint8(r.Uint32()), 0
+	m.rng = r
 }
 
 // Call runs f as a Go ABI0 function: it pushes args on a fresh 4 KiB stack
 // region (args[0] at 8(SP), as the Go assembler's arg+0(FP)), then the
 // return address, and runs until f returns. Registers keep their state
-// (see Scramble), except RSP.
+// (see Scramble), except RSP; the rest of the stack holds random bytes
+// after Scramble, so a wrong frame offset reads garbage. f must return
+// with RBP (Go's frame pointer) as it found it.
 func (m *Machine) Call(f *Func, args ...uint64) error {
 	stack := &Region{Name: "stack", Addr: stackBase, Data: make([]byte, 4096), Writable: true}
+	if m.rng != nil {
+		for i := 0; i < len(stack.Data); i += 8 {
+			binary.LittleEndian.PutUint64(stack.Data[i:], m.rng.Uint64())
+		}
+	}
 	sp := stack.Addr + 2048
 	binary.LittleEndian.PutUint64(stack.Data[sp-stack.Addr:], returnSentinel)
 	for i, a := range args {
@@ -98,6 +107,7 @@ func (m *Machine) Call(f *Func, args ...uint64) error {
 		limit = 1 << 20
 	}
 	m.Steps = 0
+	bp := m.R[rbp]
 	pc := f.Addr
 	for {
 		i, ok := f.at[pc]
@@ -123,6 +133,9 @@ func (m *Machine) Call(f *Func, args ...uint64) error {
 		case 0:
 			pc = in.Next
 		case returnSentinel:
+			if m.R[rbp] != bp {
+				return &Error{Inst: in, Msg: fmt.Sprintf("returns with RBP %#x, called with %#x", m.R[rbp], bp)}
+			}
 			return nil
 		default:
 			pc = next
@@ -207,6 +220,7 @@ const (
 	rdx
 	rbx
 	rsp
+	rbp
 )
 
 func sizeMask(size int) uint64 {
