@@ -129,12 +129,10 @@ func TestFastPathShares(t *testing.T) {
 		t.Fatal(err)
 	}
 	inputs["sample"] = sample
-	if _, ok := shareddata.Dir(); ok {
+	if shareddata.Available(t) {
 		for _, name := range sharedURLs {
 			inputs[name] = shareddata.URLList(t, name)
 		}
-	} else {
-		shareddata.Notice()
 	}
 	for _, name := range append([]string{"sample"}, sharedURLs...) {
 		data, ok := inputs[name]

@@ -37,13 +37,11 @@ func TestHashPaths(t *testing.T) {
 	}
 	lists["sample"] = sample
 	names := []string{"sample"}
-	if _, ok := shareddata.Dir(); ok {
+	if shareddata.Available(t) {
 		for _, name := range shareddata.URLLists {
 			lists[name] = shareddata.URLList(t, name)
 			names = append(names, name)
 		}
-	} else {
-		shareddata.Notice()
 	}
 	hintsPath, hashPath := pathstats.HintsGo, pathstats.HashRef
 	if HintsPath() == "avx2" {

@@ -83,15 +83,30 @@ func Notice() {
 	fmt.Fprintf(os.Stderr, "uriscan: shared test data not found (looked for urls/ in %q): the tests and benchmarks that need it are skipped; set %s to the data directory (the one holding urls/ and logs/)\n", looked, Env)
 }
 
+// Available reports whether the data directory was found, for a test that
+// goes on without it; it writes Notice when not. When URISCAN_DATA is set
+// but holds no urls/, tb fails: the setting is wrong, not the data absent.
+func Available(tb testing.TB) bool {
+	tb.Helper()
+	if _, ok := Dir(); ok {
+		return true
+	}
+	if e := os.Getenv(Env); e != "" {
+		tb.Fatalf("%s=%s holds no urls/ (nor does %s/data)", Env, e, e)
+	}
+	Notice()
+	return false
+}
+
 // Path returns the path of rel inside the data directory, or skips tb
-// with Notice when the directory is absent.
+// with Notice when the directory is absent (fails it when URISCAN_DATA is
+// wrong: see Available).
 func Path(tb testing.TB, rel string) string {
 	tb.Helper()
-	d, ok := Dir()
-	if !ok {
-		Notice()
+	if !Available(tb) {
 		tb.Skipf("shared data absent: set %s", Env)
 	}
+	d, _ := Dir()
 	return filepath.Join(d, rel)
 }
 
