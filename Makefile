@@ -30,9 +30,9 @@ expect = URISCAN_EXPECT_KERNEL=$(1) URISCAN_EXPECT_BATCH=$(2) URISCAN_EXPECT_HIN
 # The path tests count records per path; they need the uriscan_pathstats
 # tag, which compiles the counters in (internal/pathstats).
 PATH_TAGS  := -tags uriscan_pathstats
-PATH_TESTS := 'Expected|FastPath|HashPaths|SumPath'
+PATH_TESTS := Expected|FastPath|BatchAsm|HashPaths|SumPath
 PATH_PKGS  := . ./normalize ./internal/highway
-GODEBUG_TESTS := 'Kernel|Expected|LineScanner|Parse|Classify|Agree|FastPath|HashPaths|SumPath'
+KERNEL_TESTS := Kernel|LineScanner|Parse|Classify|Agree
 
 all: test
 
@@ -47,22 +47,22 @@ NATIVE_EXPECT = $(call expect,$(NATIVE_KERNEL),$(NATIVE_BATCH),$(NATIVE_HINTS),$
 test-go:
 	$(GO) run ./cmd/uriscan cpu
 	$(NATIVE_EXPECT) $(GO) test -count=1 $(PKGS)
-	$(NATIVE_EXPECT) $(GO) test -count=1 $(PATH_TAGS) -run $(PATH_TESTS) $(PATH_PKGS)
+	$(NATIVE_EXPECT) $(GO) test -count=1 $(PATH_TAGS) -run '$(PATH_TESTS)' $(PATH_PKGS)
 
 # Dispatch honours GODEBUG: each knob takes the paths that need it away.
 # These legs run the kernel and path tests with the counters compiled in.
 test-nosimd:
 ifeq ($(NATIVE_KERNEL),avx512)
-	GODEBUG=cpu.avx512f=off $(call expect,avx2,$(NATIVE_BATCH),$(NATIVE_HINTS),$(NATIVE_HASH)) $(GO) test -count=1 $(PATH_TAGS) -run $(GODEBUG_TESTS) $(PATH_PKGS)
+	GODEBUG=cpu.avx512f=off $(call expect,avx2,$(NATIVE_BATCH),$(NATIVE_HINTS),$(NATIVE_HASH)) $(GO) test -count=1 $(PATH_TAGS) -run '$(KERNEL_TESTS)|$(PATH_TESTS)' $(PATH_PKGS)
 endif
-	GODEBUG=cpu.avx2=off $(call expect,generic,$(NATIVE_BATCH),go,go) $(GO) test -count=1 $(PATH_TAGS) -run $(GODEBUG_TESTS) $(PATH_PKGS)
-	GODEBUG=cpu.bmi2=off $(call expect,$(NATIVE_KERNEL),go,go,$(NATIVE_HASH)) $(GO) test -count=1 $(PATH_TAGS) -run $(GODEBUG_TESTS) $(PATH_PKGS)
+	GODEBUG=cpu.avx2=off $(call expect,generic,$(NATIVE_BATCH),go,go) $(GO) test -count=1 $(PATH_TAGS) -run '$(KERNEL_TESTS)|$(PATH_TESTS)' $(PATH_PKGS)
+	GODEBUG=cpu.bmi2=off $(call expect,$(NATIVE_KERNEL),go,go,$(NATIVE_HASH)) $(GO) test -count=1 $(PATH_TAGS) -run '$(KERNEL_TESTS)|$(PATH_TESTS)' $(PATH_PKGS)
 
 # No assembly at all.
 PUREGO_EXPECT = $(call expect,generic,go,go,go)
 test-purego:
 	$(PUREGO_EXPECT) $(GO) test -count=1 -short -tags purego,noasm $(PKGS)
-	$(PUREGO_EXPECT) $(GO) test -count=1 -tags purego,noasm,uriscan_pathstats -run $(PATH_TESTS) $(PATH_PKGS)
+	$(PUREGO_EXPECT) $(GO) test -count=1 -tags purego,noasm,uriscan_pathstats -run '$(PATH_TESTS)' $(PATH_PKGS)
 
 ## test-avx512-mutants: the interpreted AVX-512 test (TestAVX512Interpreted,
 ## which runs in test-go on every amd64 CPU) must fail on each of a set of
@@ -80,7 +80,7 @@ test-race:
 ARM64_EXPECT = URISCAN_TEST_EXEC=qemu-aarch64-static $(call expect,neon,go,go,go) GOARCH=arm64
 test-arm64:
 	$(ARM64_EXPECT) $(GO) test -count=1 -short -exec qemu-aarch64-static $(PKGS)
-	$(ARM64_EXPECT) $(GO) test -count=1 $(PATH_TAGS) -exec qemu-aarch64-static -run $(PATH_TESTS) $(PATH_PKGS)
+	$(ARM64_EXPECT) $(GO) test -count=1 $(PATH_TAGS) -exec qemu-aarch64-static -run '$(PATH_TESTS)' $(PATH_PKGS)
 
 ## vet: go vet (asmdecl included) for both assembly architectures, default and purego
 vet:
@@ -124,11 +124,15 @@ BENCH_TAGS := $(shell test -e /usr/include/uriparser/Uri.h && echo uriparser)
 test-bench-module:
 	cd bench && $(GO) vet -tags '$(BENCH_TAGS)' ./... && $(GO) test -tags '$(BENCH_TAGS)' -count=1 -run . -bench . -benchtime 1x ./...
 
-## fuzz: every fuzz target of the module for FUZZTIME each (.ci/fuzz.sh finds
-## them with go test -list; FuzzKernels covers every kernel this CPU has,
-## FuzzAVX512Interpreted the interpreted AVX-512 kernel on any amd64 CPU)
+## fuzz: every fuzz target of the module for FUZZTIME each. .ci/fuzz.sh fails
+## unless FUZZ_TARGETS is exactly what go test -list finds. FuzzKernels covers
+## every kernel this CPU has, FuzzAVX512Interpreted the interpreted AVX-512
+## kernel on any amd64 CPU.
+FUZZ_TARGETS := .:FuzzAVX512Interpreted \
+	./fuzz:FuzzParseVsOracle ./fuzz:FuzzKernels ./fuzz:FuzzLineScanner ./fuzz:FuzzHighway \
+	./fuzz:FuzzNormalize ./fuzz:FuzzRepair ./normalize:FuzzHints
 fuzz:
-	GO=$(GO) .ci/fuzz.sh $(FUZZTIME)
+	GO=$(GO) .ci/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
 
 ## fuzz-arm64: FuzzKernels for the NEON kernel under qemu. The fuzzer
 ## re-executes its own binary, so arm64 binaries must run directly: this
@@ -140,7 +144,7 @@ fuzz-arm64:
 ## fuzz-smoke: every fuzz target for a few seconds (CI), so that one that no
 ## longer builds or fails at once fails CI
 fuzz-smoke:
-	GO=$(GO) .ci/fuzz.sh 3s
+	GO=$(GO) .ci/fuzz.sh 3s $(FUZZ_TARGETS)
 
 ## demo: split and validate the bundled sample (with a binary built once,
 ## so that head closing the pipe and validate's exit status 1 read cleanly)

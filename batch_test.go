@@ -269,7 +269,7 @@ func TestLineScannerSharedLists(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: the shared lists with every scan path")
 	}
-	for _, name := range sharedURLs {
+	for _, name := range shareddata.URLLists {
 		data := shareddata.URLList(t, name)
 		want := wantAll(string(data))
 		forEachScanPath(t, func(t *testing.T) {

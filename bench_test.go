@@ -10,12 +10,6 @@ import (
 	"github.com/uriscan/uriscan/internal/shareddata"
 )
 
-// sharedURLs are the real-world URL lists used by the corpus benchmarks and
-// tests. They live outside the repository (../shared/data/urls, or
-// $URISCAN_DATA/urls); tests skip with a notice on stderr when they are
-// absent.
-var sharedURLs = shareddata.URLLists
-
 // loadLines reads the shared list urls/NAME.txt as lines (without "\r\n"),
 // skipping the test or benchmark when the data is absent.
 func loadLines(tb testing.TB, name string) (lines [][]byte, size int) {
@@ -36,7 +30,7 @@ func loadLines(tb testing.TB, name string) (lines [][]byte, size int) {
 // Parse call per line, per kernel, with net/url.Parse on the same lines in
 // the same run. ns/URL is reported so they can be compared directly.
 func BenchmarkParse(b *testing.B) {
-	for _, name := range sharedURLs {
+	for _, name := range shareddata.URLLists {
 		b.Run("corpus="+name, func(b *testing.B) {
 			lines, size := loadLines(b, name)
 			strs := make([]string, len(lines))
@@ -106,7 +100,7 @@ func sizeName(n int) string {
 // list per op with a LineScanner over the whole file (batch mode), per
 // kernel, with net/url.Parse on the same lines in the same run.
 func BenchmarkScanLines(b *testing.B) {
-	for _, name := range sharedURLs {
+	for _, name := range shareddata.URLLists {
 		b.Run("corpus="+name, func(b *testing.B) {
 			data := shareddata.URLList(b, name)
 			nlines := bytes.Count(data, []byte("\n")) + 1

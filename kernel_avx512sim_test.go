@@ -100,16 +100,8 @@ func (c *simChecker) check(src []byte) {
 	}
 	want := make([]blockMasks, len(got))
 	classifyGeneric(want, src)
-	for i := range want {
-		if got[i] != want[i] {
-			c.t.Fatalf("interpreted avx512: len %d block %d differs\ninput      %q\ninvalid    got %s\n           want %s\nstructural got %s\n           want %s\nnewline    got %s\n           want %s\ntail       got %s\n           want %s\ndelim      got %s\n           want %s",
-				len(src), i, src[i*blockSize:min(len(src), (i+1)*blockSize)],
-				bitString(got[i].invalid), bitString(want[i].invalid),
-				bitString(got[i].structural), bitString(want[i].structural),
-				bitString(got[i].newline), bitString(want[i].newline),
-				bitString(got[i].tail), bitString(want[i].tail),
-				bitString(got[i].delim), bitString(want[i].delim))
-		}
+	if d := diffMasks(got, want, src); d != "" {
+		c.t.Fatalf("interpreted avx512: %s", d)
 	}
 }
 
@@ -230,10 +222,8 @@ func TestAVX512InterpreterMatchesSilicon(t *testing.T) {
 		}
 		real := make([]blockMasks, len(got))
 		classifyAVX512(&real[0], &src[0], len(src), &kernelClass128)
-		for b := range real {
-			if got[b] != real[b] {
-				t.Fatalf("len %d block %d: interpreter %+v, silicon %+v", len(src), b, got[b], real[b])
-			}
+		if d := diffMasks(got, real, src); d != "" {
+			t.Fatalf("interpreter (got) against silicon (want): %s", d)
 		}
 	}
 }
@@ -257,10 +247,8 @@ func FuzzAVX512Interpreted(f *testing.F) {
 		}
 		want := make([]blockMasks, len(got))
 		classifyGeneric(want, src)
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("len %d block %d: interpreted %+v, generic %+v", len(src), i, got[i], want[i])
-			}
+		if d := diffMasks(got, want, src); d != "" {
+			t.Fatalf("interpreted avx512: %s", d)
 		}
 	})
 }

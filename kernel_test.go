@@ -33,21 +33,30 @@ func checkMasks(t *testing.T, src []byte) {
 	classifyBlocks(got[:nb], src)
 	want := make([]blockMasks, nb)
 	classifyGeneric(want, src)
-	for i := range want {
-		if got[i] != want[i] {
-			blk := src[i*blockSize : min(len(src), (i+1)*blockSize)]
-			t.Fatalf("%s: len %d block %d differs\ninput      %q\ninvalid    got %s\n           want %s\nstructural got %s\n           want %s\nnewline    got %s\n           want %s\ntail       got %s\n           want %s\ndelim      got %s\n           want %s",
-				Kernel(), len(src), i, blk,
-				bitString(got[i].invalid), bitString(want[i].invalid),
-				bitString(got[i].structural), bitString(want[i].structural),
-				bitString(got[i].newline), bitString(want[i].newline),
-				bitString(got[i].tail), bitString(want[i].tail),
-				bitString(got[i].delim), bitString(want[i].delim))
-		}
+	if d := diffMasks(got[:nb], want, src); d != "" {
+		t.Fatalf("%s: %s", Kernel(), d)
 	}
 	if got[nb] != canary {
 		t.Fatalf("%s: len %d: kernel wrote past its %d blocks", Kernel(), len(src), nb)
 	}
+}
+
+// diffMasks describes the first block where got and want (the masks of
+// src) differ, each mask as a bit string under the block's bytes, or
+// returns "" when they are equal.
+func diffMasks(got, want []blockMasks, src []byte) string {
+	for i := range want {
+		if got[i] == want[i] {
+			continue
+		}
+		g, w := got[i], want[i]
+		return fmt.Sprintf("len %d block %d differs\ninput      %q\ninvalid    got %s\n           want %s\nstructural got %s\n           want %s\nnewline    got %s\n           want %s\ntail       got %s\n           want %s\ndelim      got %s\n           want %s",
+			len(src), i, src[i*blockSize:min(len(src), (i+1)*blockSize)],
+			bitString(g.invalid), bitString(w.invalid), bitString(g.structural), bitString(w.structural),
+			bitString(g.newline), bitString(w.newline), bitString(g.tail), bitString(w.tail),
+			bitString(g.delim), bitString(w.delim))
+	}
+	return ""
 }
 
 // bitString prints a mask with bit 0 first, so it lines up with the input.
@@ -191,11 +200,17 @@ func forEachScanPath(t *testing.T, f func(t *testing.T)) {
 	forEachKernel(t, func(t *testing.T) {
 		for _, m := range modes {
 			t.Run("path="+m.name, func(t *testing.T) {
-				savedAsm, savedFast := useFastBatch, useGoFast
-				useFastBatch, useGoFast = m.asm, m.fast
-				t.Cleanup(func() { useFastBatch, useGoFast = savedAsm, savedFast })
+				t.Cleanup(setPaths(m.asm, m.fast))
 				f(t)
 			})
 		}
 	})
+}
+
+// setPaths switches the batch assembly and the Go fast path as given and
+// returns a function that restores them.
+func setPaths(asm, fast bool) (restore func()) {
+	savedAsm, savedFast := useFastBatch, useGoFast
+	useFastBatch, useGoFast = asm, fast
+	return func() { useFastBatch, useGoFast = savedAsm, savedFast }
 }

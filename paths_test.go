@@ -4,7 +4,6 @@ package uriscan
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -62,9 +61,7 @@ func scanCounted(t *testing.T, in string) ([]string, pathstats.Counts) {
 // withPaths runs f with the batch assembly and the Go fast path switched
 // as given, restoring them afterwards.
 func withPaths(asm, fast bool, f func()) {
-	savedAsm, savedFast := useFastBatch, useGoFast
-	useFastBatch, useGoFast = asm, fast
-	defer func() { useFastBatch, useGoFast = savedAsm, savedFast }()
+	defer setPaths(asm, fast)()
 	f()
 }
 
@@ -123,22 +120,8 @@ var shareFloors = map[string]struct{ asm, fast float64 }{
 // and checks the share of records the batch assembly takes (where it runs)
 // and, with the assembly off, the share the Go fast path takes.
 func TestFastPathShares(t *testing.T) {
-	inputs := map[string][]byte{}
-	sample, err := os.ReadFile("testdata/sample.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inputs["sample"] = sample
-	if shareddata.Available(t) {
-		for _, name := range sharedURLs {
-			inputs[name] = shareddata.URLList(t, name)
-		}
-	}
-	for _, name := range append([]string{"sample"}, sharedURLs...) {
-		data, ok := inputs[name]
-		if !ok {
-			continue
-		}
+	for _, l := range shareddata.SampleAndLists(t, "testdata/sample.txt") {
+		name, data := l.Name, l.Data
 		floor, ok := shareFloors[name]
 		if !ok {
 			t.Errorf("%s: no floor in shareFloors: measure one and add it", name)

@@ -4,7 +4,6 @@ package normalize
 
 import (
 	"bytes"
-	"os"
 	"testing"
 
 	"github.com/uriscan/uriscan"
@@ -30,19 +29,6 @@ var inPlaceFloors = map[string]float64{
 // HashPath names, and that the share hashed in place stays above its
 // floor: a fast path that silently stops running fails here.
 func TestHashPaths(t *testing.T) {
-	lists := map[string][]byte{}
-	sample, err := os.ReadFile("../testdata/sample.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lists["sample"] = sample
-	names := []string{"sample"}
-	if shareddata.Available(t) {
-		for _, name := range shareddata.URLLists {
-			lists[name] = shareddata.URLList(t, name)
-			names = append(names, name)
-		}
-	}
 	hintsPath, hashPath := pathstats.HintsGo, pathstats.HashRef
 	if HintsPath() == "avx2" {
 		hintsPath = pathstats.HintsAVX2
@@ -54,9 +40,10 @@ func TestHashPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range names {
+	for _, list := range shareddata.SampleAndLists(t, "../testdata/sample.txt") {
+		name := list.Name
 		var uris []uriscan.URI
-		for l := range bytes.SplitSeq(lists[name], []byte("\n")) {
+		for l := range bytes.SplitSeq(list.Data, []byte("\n")) {
 			if u, err := uriscan.Parse(bytes.TrimSuffix(l, []byte("\r"))); err == nil && len(l) > 0 {
 				uris = append(uris, u)
 			}

@@ -134,3 +134,28 @@ func URLFiles() []string {
 	m, _ := filepath.Glob(filepath.Join(d, "urls", "*.txt"))
 	return m
 }
+
+// A List is a named input of newline-separated URLs.
+type List struct {
+	Name string
+	Data []byte
+}
+
+// SampleAndLists returns the repository's bundled sample (at samplePath,
+// named "sample"), then each shared URL list when the data directory is
+// there (see Available), so that a test runs on the sample even without
+// the shared data.
+func SampleAndLists(tb testing.TB, samplePath string) []List {
+	tb.Helper()
+	sample, err := os.ReadFile(samplePath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lists := []List{{"sample", sample}}
+	if Available(tb) {
+		for _, name := range URLLists {
+			lists = append(lists, List{name, URLList(tb, name)})
+		}
+	}
+	return lists
+}
