@@ -3,8 +3,8 @@ package uriscan
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/uriscan/uriscan/internal/pathstats"
 )
@@ -19,18 +19,39 @@ import (
 // kernel never runs per line, and the walk takes records from the masks
 // while they are in L1. Scanning allocates nothing per record, valid or
 // not (ParseError allocates only when called on an invalid record).
-// Memory is bounded by the read buffer and the longest line.
+//
+// # Limits
+//
+// A record longer than the line limit (DefaultMaxLine unless SetMaxLine
+// or Buffer says otherwise) is invalid: ParseError wraps ErrTooLong and
+// says the record's length, Bytes returns only its first LongLineKept
+// bytes, and in stream mode the rest of it is read past without being
+// kept, so memory stays bounded by the read buffer and the limit whatever
+// the input; the scan goes on with the next record. A last record that a
+// read error (other than io.EOF) cuts short is not a record: Scan returns
+// false and Err returns a *TruncatedError.
 type LineScanner struct {
-	w     walker
-	u     URI
-	r     io.Reader
-	buf   []byte // stream mode: read buffer; data is a prefix of it
-	data  []byte // the complete records being scanned (w.src aliases it)
-	have  int    // stream mode: bytes of buf read so far (data, then a partial line)
-	pos   int    // offset in data of the next record
-	line  int
-	valid bool
-	ioErr error // sticky; io.EOF once the reader is exhausted
+	w       walker
+	u       URI
+	r       io.Reader
+	buf     []byte // stream mode: read buffer; data is a prefix of it
+	data    []byte // the complete records being scanned (w.src aliases it)
+	have    int    // stream mode: bytes of buf read so far (data, then a partial line)
+	pos     int    // offset in data of the next record
+	line    int
+	valid   bool
+	ioErr   error // sticky; io.EOF once the reader is exhausted
+	maxLine int   // longest record as set; 0 means DefaultMaxLine
+	lim     int   // longest record in force (MaxLine), set by Reset
+	base    int64 // input offset of data[0]
+	empty   int   // reads in a row that returned nothing
+
+	// The current record is longer than maxLine: its length (0 if it is
+	// not). A long record read past in stream mode keeps its first bytes
+	// as data, and its offsets here.
+	long                int64
+	longStart, longNext int64
+	longPending         bool // fill read past one; scan has not taken it yet
 
 	// Records taken ahead by the batch assembly: recs[irec:nrec] are
 	// next. skip counts records to leave to scan (fast or the walk)
@@ -52,9 +73,37 @@ func NewLineScanner(r io.Reader) *LineScanner {
 	return s
 }
 
-// ErrLineTooLong is the error Err returns when a stream holds a line that
-// would outgrow MaxLength; the scan ends at it.
-var ErrLineTooLong = fmt.Errorf("uriscan: a line longer than MaxLength: %w", ErrTooLong)
+// DefaultMaxLine is the longest record a LineScanner takes unless told
+// otherwise (SetMaxLine, Buffer): 1 MiB, far longer than any URI in use
+// (browsers and servers cap them at 2 to 80 KiB) and short enough that a
+// line of gigabytes costs no memory.
+const DefaultMaxLine = 1 << 20
+
+// LongLineKept is how many bytes of a record longer than the line limit
+// Bytes returns (and ParseError's Input holds): enough to say what it was.
+const LongLineKept = 256
+
+// ErrTruncated is the cause (errors.Is) of a *TruncatedError.
+var ErrTruncated = errors.New("last line cut short by a read error")
+
+// TruncatedError is what Err returns when a read error other than io.EOF
+// cut the last line short: those bytes are not a record (a corrupt
+// .gz, a dropped connection would otherwise turn "https://www.ke" into a
+// URI).
+type TruncatedError struct {
+	Line   int   // the cut line's number
+	Offset int64 // its offset in the input
+	Len    int64 // how many of its bytes were read
+	Err    error // the read error
+}
+
+func (e *TruncatedError) Error() string {
+	return "uriscan: line " + strconv.Itoa(e.Line) + " (offset " + strconv.FormatInt(e.Offset, 10) +
+		"): " + ErrTruncated.Error() + " after " + strconv.FormatInt(e.Len, 10) + " bytes: " + e.Err.Error()
+}
+
+// Unwrap returns ErrTruncated and the read error.
+func (e *TruncatedError) Unwrap() []error { return []error{ErrTruncated, e.Err} }
 
 // useGoFast is whether scan tries fast before the walk; tests switch it
 // off to run the walk on every record.
@@ -73,15 +122,50 @@ func NewLineScannerBytes(buf []byte) *LineScanner {
 	return s
 }
 
-// Reset makes s read records from r, keeping its buffer; line numbers
-// start again at 1.
+// Reset makes s read records from r, keeping its buffer and line limit;
+// line numbers start again at 1 and offsets at 0.
 func (s *LineScanner) Reset(r io.Reader) {
 	s.r, s.ioErr = r, nil
 	if s.buf == nil {
 		s.buf = make([]byte, DefaultBufferSize)
 	}
 	s.setData(s.buf[:0])
-	s.have, s.line = 0, 0
+	s.have, s.line, s.base, s.empty = 0, 0, 0, 0
+	s.long, s.longPending = 0, false
+	s.lim = s.MaxLine()
+}
+
+// SetMaxLine sets the longest record s takes, in bytes without the
+// terminator; n <= 0 means DefaultMaxLine. A longer record is invalid
+// (ErrTooLong) and, in stream mode, read past without being kept: the read
+// buffer grows to at most n+2 bytes. The limit cannot exceed MaxLength-2.
+func (s *LineScanner) SetMaxLine(n int) { s.maxLine, s.lim = n, 0; s.lim = s.MaxLine() }
+
+// MaxLine returns the line limit in force.
+func (s *LineScanner) MaxLine() int {
+	n := s.maxLine
+	if n <= 0 {
+		n = DefaultMaxLine
+	}
+	return min(n, maxBytesMode-2)
+}
+
+// Buffer sets the initial read buffer of stream mode and the line limit,
+// as bufio.Scanner.Buffer does: the buffer grows, as needed, up to
+// max+2 bytes (see SetMaxLine). Call it before Reset or the first Scan.
+func (s *LineScanner) Buffer(buf []byte, max int) {
+	if cap(buf) >= 2*LongLineKept {
+		s.buf = buf[:cap(buf)]
+	}
+	s.SetMaxLine(max)
+}
+
+// StartAt sets the line number of the record before the next one and the
+// input offset of the next read, for a reader positioned in the middle of
+// an input (resuming a scan): after StartAt(off, n), the next record is
+// line n+1 and Offset counts from off. Call it after Reset.
+func (s *LineScanner) StartAt(offset int64, line int) {
+	s.base, s.line = offset, line
 }
 
 // ResetBytes makes s scan the records in buf; line numbers start again at 1.
@@ -94,7 +178,9 @@ func (s *LineScanner) ResetBytes(buf []byte) {
 	}
 	s.r, s.ioErr = nil, io.EOF
 	s.setData(buf)
-	s.line = 0
+	s.line, s.base = 0, 0
+	s.long, s.longPending = 0, false
+	s.lim = s.MaxLine()
 }
 
 func (s *LineScanner) setData(d []byte) {
@@ -119,7 +205,20 @@ func (s *LineScanner) Scan() bool {
 	s.u.uriFields = *r
 	s.valid, s.pos = true, int(r.end)+1
 	s.line++
+	s.long = 0
+	if int(r.end-r.start) > s.lim {
+		s.tooLong()
+	}
 	return true
+}
+
+// tooLong checks the current record, complete in data, against the line
+// limit, and makes it a too-long record if it is over.
+func (s *LineScanner) tooLong() {
+	n := int64(s.u.end - s.u.start)
+	s.long, s.valid = n, false
+	s.longStart, s.longNext = s.base+int64(s.u.start), s.base+int64(min(s.pos, len(s.data)))
+	s.u.end = s.u.start + int32(min(n, LongLineKept))
 }
 
 // batch runs the batch assembly from pos, unless the record there must go
@@ -161,9 +260,21 @@ func (s *LineScanner) scan() bool {
 			s.valid = false
 			return false
 		}
+		if s.longPending {
+			// fill read past a record over the limit: data is its kept
+			// head.
+			s.longPending = false
+			s.line++
+			u := &s.u
+			u.defined, u.hostType, u.portOK, u.port = 0, NoHost, false, 0
+			u.start, u.end = 0, int32(len(s.data))
+			s.valid, s.pos = false, len(s.data)
+			return true
+		}
 		pos = s.pos
 	}
 	s.line++
+	s.long = 0
 	u := &s.u
 	u.defined, u.hostType, u.portOK, u.port = 0, NoHost, false, 0
 	end, ok := 0, false
@@ -181,9 +292,12 @@ func (s *LineScanner) scan() bool {
 		pathstats.Add(pathstats.GoFast, 1)
 		s.valid, s.pos = true, end+1
 		u.start, u.end = int32(pos), int32(end)
-		return true
+	} else {
+		s.slow(pos)
 	}
-	s.slow(pos)
+	if int(u.end-u.start) > s.lim {
+		s.tooLong()
+	}
 	return true
 }
 
@@ -207,11 +321,14 @@ func (s *LineScanner) slow(pos int) {
 
 // fill reads input until data holds at least one complete record, keeping
 // the partial line after the last "\n" for the next fill. It reports false
-// when the input is exhausted.
+// when the input is exhausted or a read error cut a line short (Err says
+// which). A line that outgrows the limit is read past (readPastLong) and
+// fill reports it with longPending set.
 func (s *LineScanner) fill() bool {
 	if s.r == nil {
 		return false
 	}
+	s.base += int64(len(s.data))
 	have := copy(s.buf, s.buf[len(s.data):s.have]) // the partial line, to the front
 	from := 0                                      // buf[:from] holds no "\n"
 	for {
@@ -221,24 +338,23 @@ func (s *LineScanner) fill() bool {
 				s.setData(s.buf[:0])
 				return false
 			}
+			if !errors.Is(s.ioErr, io.EOF) {
+				return s.truncated(int64(have))
+			}
 			s.setData(s.buf[:have]) // the last record has no terminator
 			return true
 		}
 		if have == len(s.buf) { // a line longer than the buffer
-			if 2*len(s.buf) > maxBytesMode {
-				// Offsets are 32-bit: such a line ends the scan, and Err
-				// says why.
-				s.ioErr = ErrLineTooLong
-				continue
+			if have >= s.lim+2 {
+				// Longer than the limit, even with a "\r\n" next.
+				return s.readPastLong(have)
 			}
-			nb := make([]byte, 2*len(s.buf))
+			nb := make([]byte, min(max(2*len(s.buf), 2*LongLineKept), s.lim+2))
 			copy(nb, s.buf[:have])
 			s.buf = nb
 		}
 		m, err := s.r.Read(s.buf[have:])
-		if err != nil {
-			s.ioErr = err
-		}
+		s.noProgress(m, err)
 		have += m
 		if i := bytes.LastIndexByte(s.buf[from:have], '\n'); i >= 0 {
 			s.have = have
@@ -247,6 +363,83 @@ func (s *LineScanner) fill() bool {
 		}
 		from = have
 	}
+}
+
+// maxEmptyReads is how many reads in a row may return no data and no
+// error before the scan ends with io.ErrNoProgress, as bufio.Scanner does.
+const maxEmptyReads = 100
+
+// noProgress records a read's error, and io.ErrNoProgress after
+// maxEmptyReads empty reads in a row.
+func (s *LineScanner) noProgress(m int, err error) {
+	switch {
+	case err != nil:
+		s.ioErr = err
+	case m > 0:
+		s.empty = 0
+	default:
+		s.empty++
+		if s.empty >= maxEmptyReads {
+			s.ioErr = io.ErrNoProgress
+		}
+	}
+}
+
+// truncated ends the scan at a line of n bytes that a read error cut
+// short.
+func (s *LineScanner) truncated(n int64) bool {
+	s.ioErr = &TruncatedError{Line: s.line + 1, Offset: s.base, Len: n, Err: s.ioErr}
+	s.have = 0
+	s.setData(s.buf[:0])
+	return false
+}
+
+// readPastLong reads past the rest of a line whose first have bytes fill
+// buf, keeping its first LongLineKept bytes as data and what follows its
+// "\n" after them, and makes it the pending record.
+func (s *LineScanner) readPastLong(have int) bool {
+	kept := LongLineKept
+	start := s.base
+	n := int64(have) // the line's bytes so far
+	lastCR := s.buf[have-1] == '\r'
+	for {
+		if s.ioErr != nil {
+			if !errors.Is(s.ioErr, io.EOF) {
+				return s.truncated(n)
+			}
+			// The last line, with no "\n" (a "\r" at its end is still
+			// a terminator, as in fill's lines).
+			l := n
+			if lastCR {
+				l--
+			}
+			s.long, s.longStart, s.longNext = l, start, start+n
+			s.have = kept
+			break
+		}
+		m, err := s.r.Read(s.buf[kept:])
+		s.noProgress(m, err)
+		chunk := s.buf[kept : kept+m]
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			l := n + int64(i)
+			if (i > 0 && chunk[i-1] == '\r') || (i == 0 && lastCR) {
+				l--
+			}
+			s.long, s.longStart, s.longNext = l, start, start+n+int64(i)+1
+			s.have = kept + copy(s.buf[kept:], chunk[i+1:])
+			break
+		}
+		n += int64(m)
+		if m > 0 {
+			lastCR = chunk[m-1] == '\r'
+		}
+	}
+	s.setData(s.buf[:kept])
+	// fill adds len(data) to base: the bytes after the line start at
+	// longNext.
+	s.base = s.longNext - int64(kept)
+	s.longPending = true
+	return true
 }
 
 // Line returns the current record's number, counting from 1.
@@ -265,15 +458,44 @@ func (s *LineScanner) URI() *URI { return &s.u }
 
 // ParseError returns why the current record is not a URI-reference, or
 // nil. Offsets count from the start of the record. It allocates (the
-// Error holds a copy of the record); Valid does not.
+// Error holds a copy of the record); Valid does not. For a record longer
+// than the line limit it wraps ErrTooLong, its Offset is the limit, its
+// Input the first LongLineKept bytes and its Reason gives the length.
 func (s *LineScanner) ParseError() *Error {
 	if s.valid {
 		return nil
 	}
+	if s.long > 0 {
+		return &Error{Input: string(s.Bytes()), Offset: s.lim, Component: numComponents, Err: ErrTooLong, code: errLineTooLong, arg: int(s.long)}
+	}
 	return s.w.error(&s.u, string(s.u.String()), int(s.u.start))
 }
 
-// Err returns the read error that ended the input, or nil at its end.
+// TooLong reports whether the current record is longer than the line
+// limit, and its length (Bytes holds only its first LongLineKept bytes).
+func (s *LineScanner) TooLong() (length int64, ok bool) { return s.long, s.long > 0 }
+
+// Offset returns the input offset of the current record's first byte,
+// counting from 0 at Reset (or from StartAt's offset).
+func (s *LineScanner) Offset() int64 {
+	if s.long > 0 {
+		return s.longStart
+	}
+	return s.base + int64(s.u.start)
+}
+
+// NextOffset returns the input offset just past the current record and
+// its terminator: where the next record starts, the offset to resume a
+// scan at (StartAt) once this record is dealt with.
+func (s *LineScanner) NextOffset() int64 {
+	if s.long > 0 {
+		return s.longNext
+	}
+	return s.base + int64(min(s.pos, len(s.data)))
+}
+
+// Err returns the read error that ended the input, or nil at its end; a
+// *TruncatedError when the error cut a line short.
 func (s *LineScanner) Err() error {
 	if s.ioErr == nil || errors.Is(s.ioErr, io.EOF) {
 		return nil

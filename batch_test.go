@@ -150,18 +150,210 @@ func TestLineScannerLongLines(t *testing.T) {
 	}
 }
 
+// TestLineScannerReadError: a read error at a line boundary ends the scan
+// with that error; one in the middle of a line makes the partial line a
+// *TruncatedError, never a record.
 func TestLineScannerReadError(t *testing.T) {
 	boom := errors.New("boom")
-	s := NewLineScanner(io.MultiReader(strings.NewReader("a\nb\nc"), iotest.ErrReader(boom)))
-	var recs []string
+	for _, tc := range []struct {
+		in   string
+		recs string
+		cut  *TruncatedError
+	}{
+		{"a\nb\n", "a,b", nil},
+		{"a\nb\nhttps://www.ke", "a,b", &TruncatedError{Line: 3, Offset: 4, Len: 14}},
+		{"", "", nil},
+		{"x", "", &TruncatedError{Line: 1, Offset: 0, Len: 1}},
+	} {
+		for name, r := range map[string]io.Reader{
+			"whole":   io.MultiReader(strings.NewReader(tc.in), iotest.ErrReader(boom)),
+			"onebyte": io.MultiReader(iotest.OneByteReader(strings.NewReader(tc.in)), iotest.ErrReader(boom)),
+		} {
+			s := NewLineScanner(r)
+			var recs []string
+			for s.Scan() {
+				recs = append(recs, string(s.Bytes()))
+			}
+			if got := strings.Join(recs, ","); got != tc.recs {
+				t.Errorf("%q %s: records %q, want %q", tc.in, name, got, tc.recs)
+			}
+			err := s.Err()
+			if !errors.Is(err, boom) {
+				t.Errorf("%q %s: Err() = %v, want boom", tc.in, name, err)
+			}
+			var te *TruncatedError
+			if got := errors.As(err, &te); got != (tc.cut != nil) {
+				t.Errorf("%q %s: Err() = %v, truncated %v, want %v", tc.in, name, err, got, tc.cut != nil)
+			} else if got && (te.Line != tc.cut.Line || te.Offset != tc.cut.Offset || te.Len != tc.cut.Len || !errors.Is(err, ErrTruncated)) {
+				t.Errorf("%q %s: %+v, want %+v", tc.in, name, *te, *tc.cut)
+			}
+		}
+	}
+}
+
+// scanRecords renders every record of s with its line, offsets, bytes and
+// verdict, and the error that ended the scan.
+func scanRecords(s *LineScanner) []string {
+	var out []string
 	for s.Scan() {
-		recs = append(recs, string(s.Bytes()))
+		r := fmt.Sprintf("%d@%d-%d %q", s.Line(), s.Offset(), s.NextOffset(), s.Bytes())
+		if n, ok := s.TooLong(); ok {
+			r += fmt.Sprintf(" toolong(%d)", n)
+		}
+		if e := s.ParseError(); e != nil {
+			r += " " + e.Error()
+		} else if !s.Valid() {
+			r += " invalid without an error"
+		}
+		out = append(out, r)
 	}
-	if !errors.Is(s.Err(), boom) {
-		t.Fatalf("Err() = %v, want boom", s.Err())
+	if err := s.Err(); err != nil {
+		out = append(out, "err "+err.Error())
 	}
-	if strings.Join(recs, ",") != "a,b,c" {
-		t.Fatalf("records before the error: %q", recs)
+	return out
+}
+
+// wantRecords is scanRecords' model: split on "\n", trim one "\r",
+// records over lim are too long and keep LongLineKept bytes, the rest
+// parse alone; truncated (a read error after the input) drops an
+// unterminated last line.
+func wantRecords(in string, lim int, truncErr error) []string {
+	var out []string
+	off := 0
+	line := 0
+	for off < len(in) {
+		line++
+		end := strings.IndexByte(in[off:], '\n')
+		next := off + end + 1
+		if end < 0 {
+			if truncErr != nil {
+				out = append(out, "err "+(&TruncatedError{Line: line, Offset: int64(off), Len: int64(len(in) - off), Err: truncErr}).Error())
+				return out
+			}
+			end, next = len(in)-off, len(in)
+		}
+		rec := strings.TrimSuffix(in[off:off+end], "\r")
+		r := ""
+		if len(rec) > lim {
+			head := rec[:min(len(rec), LongLineKept)]
+			e := &Error{Input: head, Offset: lim, Component: numComponents, Err: ErrTooLong, code: errLineTooLong, arg: len(rec)}
+			r = fmt.Sprintf("%d@%d-%d %q toolong(%d) %s", line, off, next, head, len(rec), e.Error())
+		} else {
+			r = fmt.Sprintf("%d@%d-%d %q", line, off, next, rec)
+			if _, err := ParseString(rec); err != nil {
+				r += " " + err.Error()
+			}
+		}
+		out = append(out, r)
+		off = next
+	}
+	if truncErr != nil {
+		out = append(out, "err "+truncErr.Error())
+	}
+	return out
+}
+
+// TestLineScannerMaxLine: records around and far over the line limit, in
+// every read pattern, give the model's records: a too-long one is
+// reported with its length and the scan goes on.
+func TestLineScannerMaxLine(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T) {
+		for _, lim := range []int{1, 7, LongLineKept, 300, 1000, DefaultBufferSize - 2, DefaultBufferSize + 5} {
+			var lines []string
+			for _, n := range []int{0, 1, lim - 1, lim, lim + 1, lim + 2, 2 * lim, 3*DefaultBufferSize + 7} {
+				if n < 0 {
+					continue
+				}
+				body := "http://h/" + strings.Repeat("p", max(n-9, 0))
+				body = body[:n]
+				lines = append(lines, body+"\n", body+"\r\n", "%"+body[min(1, n):]+"\n")
+			}
+			in := strings.Join(lines, "") + "http://after/\n" + strings.Repeat("z", lim+1)
+			want := strings.Join(wantRecords(in, lim, nil), "\n")
+			small := func() *LineScanner {
+				s := &LineScanner{}
+				s.Buffer(make([]byte, 2*LongLineKept), lim)
+				return s
+			}
+			for name, s := range map[string]func() *LineScanner{
+				"bytes":   func() *LineScanner { s := small(); s.ResetBytes([]byte(in)); return s },
+				"reader":  func() *LineScanner { s := small(); s.Reset(strings.NewReader(in)); return s },
+				"onebyte": func() *LineScanner { s := small(); s.Reset(iotest.OneByteReader(strings.NewReader(in))); return s },
+				"half":    func() *LineScanner { s := small(); s.Reset(iotest.HalfReader(strings.NewReader(in))); return s },
+				"default": func() *LineScanner { s := NewLineScanner(strings.NewReader(in)); s.SetMaxLine(lim); return s },
+			} {
+				if got := strings.Join(scanRecords(s()), "\n"); got != want {
+					t.Fatalf("limit %d, %s:\n%s", lim, name, firstDiff(got, want))
+				}
+			}
+			boom := errors.New("boom")
+			s := small()
+			s.Reset(io.MultiReader(strings.NewReader(in), iotest.ErrReader(boom)))
+			if got, want := strings.Join(scanRecords(s), "\n"), strings.Join(wantRecords(in, lim, boom), "\n"); got != want {
+				t.Fatalf("limit %d, truncated:\n%s", lim, firstDiff(got, want))
+			}
+		}
+	})
+}
+
+// firstDiff shows where two renderings part.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("record %d:\ngot  %.300s\nwant %.300s", i, a, b)
+		}
+	}
+	return "equal"
+}
+
+// endless yields n bytes of b, without holding them.
+type endless struct {
+	n int64
+	b byte
+}
+
+func (r *endless) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), r.n)]
+	for i := range p {
+		p[i] = r.b
+	}
+	r.n -= int64(len(p))
+	return len(p), nil
+}
+
+// TestLineScannerLongLineMemory: a line of 64 MiB goes by with the buffer
+// at its limit (1 MiB + 2 by default), reported with its length, and the
+// next line is read.
+func TestLineScannerLongLineMemory(t *testing.T) {
+	const n = 64 << 20
+	for _, b := range []byte{'a', '%', 0xff} {
+		s := NewLineScanner(io.MultiReader(strings.NewReader("http://before/\nhttp://x/"), &endless{n, b}, strings.NewReader("\nhttp://after/\n")))
+		var got []string
+		for s.Scan() {
+			r := string(s.Bytes())
+			if l, ok := s.TooLong(); ok {
+				r = fmt.Sprintf("%.12s...(%d) %v", r, l, errors.Is(s.ParseError(), ErrTooLong))
+			}
+			got = append(got, r)
+		}
+		want := fmt.Sprintf("http://before/|http://x/%s...(%d) true|http://after/", []byte{b, b, b}, n+9)
+		if strings.Join(got, "|") != want || s.Err() != nil {
+			t.Fatalf("byte %q: got %q, err %v", b, strings.Join(got, "|"), s.Err())
+		}
+		if len(s.buf) > DefaultMaxLine+2 {
+			t.Fatalf("byte %q: the buffer grew to %d bytes, over the limit %d+2", b, len(s.buf), DefaultMaxLine)
+		}
 	}
 }
 
@@ -376,7 +568,7 @@ func TestLineScannerNoOverread(t *testing.T) {
 
 // TestLineScannerHugeBuffer checks that a buffer longer than MaxLength is
 // scanned as a stream (MaxLength lowered to keep the test small), and that
-// a stream line that would outgrow it ends the scan with ErrLineTooLong.
+// the line limit is held under it.
 func TestLineScannerHugeBuffer(t *testing.T) {
 	saved := maxBytesMode
 	t.Cleanup(func() { maxBytesMode = saved })
@@ -387,10 +579,16 @@ func TestLineScannerHugeBuffer(t *testing.T) {
 	}
 	maxBytesMode = 3 * DefaultBufferSize / 2
 	s := NewLineScanner(strings.NewReader("a\n" + strings.Repeat("b", 2*DefaultBufferSize) + "\nc\n"))
-	for s.Scan() {
+	if s.MaxLine() != maxBytesMode-2 {
+		t.Fatalf("MaxLine() = %d, want %d", s.MaxLine(), maxBytesMode-2)
 	}
-	if !errors.Is(s.Err(), ErrLineTooLong) || !errors.Is(s.Err(), ErrTooLong) {
-		t.Fatalf("Err() = %v, want ErrLineTooLong", s.Err())
+	var got []string
+	for s.Scan() {
+		l, _ := s.TooLong()
+		got = append(got, fmt.Sprintf("%.3s:%d", s.Bytes(), l))
+	}
+	if strings.Join(got, " ") != fmt.Sprintf("a:0 bbb:%d c:0", 2*DefaultBufferSize) || s.Err() != nil {
+		t.Fatalf("got %q, Err() = %v", got, s.Err())
 	}
 }
 

@@ -22,7 +22,8 @@ var (
 	ErrIPvFuture = errors.New("invalid IPvFuture")
 	// ErrIPLiteral: a "[" without its "]", or text after the "]" other than ":" port.
 	ErrIPLiteral = errors.New("malformed IP-literal")
-	// ErrTooLong: the input is longer than MaxLength.
+	// ErrTooLong: the input is longer than MaxLength, or a LineScanner
+	// record is longer than its line limit.
 	ErrTooLong = errors.New("input too long")
 )
 
@@ -40,15 +41,28 @@ type Error struct {
 
 // Error returns e.g. `uriscan: "http://a b": invalid character ' ' in host at offset 8`.
 func (e *Error) Error() string {
+	if e == nil {
+		return "uriscan: <nil> *Error"
+	}
 	return "uriscan: " + quoteInput(e.Input) + ": " + e.Reason() + " at offset " + strconv.Itoa(e.Offset)
 }
 
 // Unwrap returns the cause, so errors.Is(err, uriscan.ErrIPv6) works.
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Reason says in words what is wrong, without the input or offset:
 // "invalid character ' ' in path", "IPv6 address has 9 groups".
-func (e *Error) Reason() string { return reason(e.Input, e.Offset, e.Component, e.code, e.arg) }
+func (e *Error) Reason() string {
+	if e == nil {
+		return "no error"
+	}
+	return reason(e.Input, e.Offset, e.Component, e.code, e.arg)
+}
 
 type errCode uint8
 
@@ -69,6 +83,7 @@ const (
 	errIPv6Empty
 	errIPvFuture
 	errTooLong
+	errLineTooLong // arg = the line's length; Offset = the limit
 )
 
 var causes = [...]error{
@@ -76,7 +91,7 @@ var causes = [...]error{
 	errSchemeStart: ErrScheme, errIPLiteralOpen: ErrIPLiteral, errIPLiteralAfter: ErrIPLiteral,
 	errIPv6Groups: ErrIPv6, errIPv6Few: ErrIPv6, errIPv6DoubleColon: ErrIPv6,
 	errIPv6GroupLen: ErrIPv6, errIPv6Colon: ErrIPv6, errIPv6IPv4: ErrIPv6, errIPv6Empty: ErrIPv6,
-	errIPvFuture: ErrIPvFuture, errTooLong: ErrTooLong,
+	errIPvFuture: ErrIPvFuture, errTooLong: ErrTooLong, errLineTooLong: ErrTooLong,
 }
 
 func reason(in string, off int, c Component, code errCode, arg int) string {
@@ -126,6 +141,8 @@ func reason(in string, off int, c Component, code errCode, arg int) string {
 		return "IP-literal is empty"
 	case errTooLong:
 		return "input longer than MaxLength"
+	case errLineTooLong:
+		return "line of " + strconv.Itoa(arg) + " bytes is longer than the limit of " + strconv.Itoa(off) + " bytes"
 	case errIPvFuture:
 		return "IPvFuture must be 'v' 1*HEXDIG '.' 1*( unreserved / sub-delims / ':' )"
 	}
