@@ -22,15 +22,17 @@ import (
 //
 // # Durability
 //
-// A key that Add or AddBatch reported as new is durable before the call
-// returns: the new keys of one call, together with the updated count, are
-// written in one Pebble batch committed with pebble.Sync, that is appended
-// to the write-ahead log and fsync'ed. So what was reported as new stays
-// recorded through a crash of the process, of the operating system or a
-// power loss (as far as the disk honours fsync). A call whose keys were
-// all seen before writes nothing and does not sync. A call that returns an
-// error may or may not have recorded its keys; the batch is atomic, so
-// either all of its new keys and the count are recorded or none.
+// A key that Add or AddBatch reported as new, or that Insert was given, is
+// durable before the call returns: the new keys of one call, together
+// with the updated count, are written in one Pebble batch committed with
+// pebble.Sync, that is appended to the write-ahead log and fsync'ed. So
+// what was reported as new or inserted stays recorded through a crash of
+// the process, of the operating system or a power loss (as far as the disk
+// honours fsync). A call whose keys were all recorded before writes
+// nothing and does not sync. A call that returns an error may or may not
+// have recorded its keys; the batch is atomic, so either all of its new
+// keys and the count are recorded or none, and Len stays exact: Insert
+// too looks every key up first and counts only the ones it adds.
 //
 // The cost is one fsync per call that has at least one new key, typically
 // from about 50 µs (a fast NVMe drive) to several milliseconds (network
@@ -44,20 +46,24 @@ import (
 //
 // # Concurrency
 //
-// Disk is safe for concurrent use. Add and AddBatch are serialized by a
-// mutex held across the look-ups and the synced commit (the check and the
-// add must be one step for isNew to be right), so concurrent callers get
-// no more throughput than one caller with larger batches. Len may be
-// called at any time and does not wait for a running AddBatch. Only one
-// process may open a directory at a time: Pebble locks it, and a second
-// OpenDisk of the same directory fails.
+// Disk is safe for concurrent use. Add, AddBatch, Contains and Insert are
+// serialized by a mutex held across the look-ups and the synced commit
+// (the check and the add must be one step for isNew and the count to be
+// right), so concurrent callers get no more throughput than one caller
+// with larger batches. Len may be called at any time and does not wait
+// for a running call. Only one process may open a directory at a time:
+// Pebble locks it, and a second OpenDisk of the same directory, from
+// another process or from this one, fails with an error wrapping
+// ErrLocked.
 //
 // # Layout
 //
 // Each key is stored as the Pebble key 'k' followed by its 16 bytes, with
-// an empty value. Two records under other names hold a format marker and
-// the number of keys (8 bytes, little-endian), the latter rewritten in
-// every batch that adds keys, so Len is restored on open by one read.
+// an empty value. Records under other names hold a format marker
+// ("m/format"), the number of keys ("m/count", 8 bytes, little-endian),
+// rewritten in every batch that adds keys, so Len is restored on open by
+// one read, and the Params the set was made with ("m/params", a JSON
+// object; absent in sets made without Params or by earlier versions).
 // Bloom filters (10 bits per key) on every level let a look-up of a new
 // key skip most files without reading them.
 type Disk struct {
@@ -89,6 +95,10 @@ type DiskOptions struct {
 	// Logger receives Pebble's messages. Nil means errors go to the
 	// standard log package and informational messages are dropped.
 	Logger pebble.Logger
+	// Params, when not nil, is recorded in a new set and checked against
+	// the record of an existing one; see Params. Nil records and checks
+	// nothing.
+	Params Params
 }
 
 const (
@@ -101,11 +111,18 @@ const (
 var (
 	formatRecord = []byte("m/format")
 	countRecord  = []byte("m/count")
+	paramsRecord = []byte("m/params")
 )
 
 // ErrNotDiskSet is returned (wrapped) by OpenDisk when the directory holds a
 // Pebble store that is not a Disk set.
 var ErrNotDiskSet = errors.New("seen: directory holds a Pebble store that is not a seen set")
+
+// ErrLocked is wrapped by the error OpenDisk returns when the directory is
+// in use: opened by another process, or already by this one, and not
+// closed. The error's message is one line, "seen: disk set DIR is in use
+// by another process" (or "... is in use: already open in this process").
+var ErrLocked = errors.New("seen: disk set is in use")
 
 // quietLogger drops Pebble's informational messages.
 type quietLogger struct{}
@@ -123,10 +140,23 @@ func (quietLogger) Fatalf(format string, args ...any) {
 // be closed to release the directory lock and flush Pebble's state; a Disk
 // that is never closed loses nothing that was reported as new (see Disk),
 // but the next OpenDisk replays the write-ahead log.
+//
+// OpenDisk fails with an error wrapping ErrLocked when dir is in use, with
+// ErrNotDiskSet when it holds another Pebble store, and, when opts.Params
+// is not nil, with a *ParamsError when the set was made with other Params
+// or an error wrapping ErrNoParams when it holds keys but no Params (see
+// Params).
 func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 	var o DiskOptions
 	if opts != nil {
 		o = *opts
+	}
+	var params Params
+	if o.Params != nil {
+		var err error
+		if params, err = o.Params.withFormat(diskFormat); err != nil {
+			return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
+		}
 	}
 	if o.CacheSize <= 0 {
 		o.CacheSize = 64 << 20
@@ -149,19 +179,30 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
+		if locked, here := isLockError(err); locked {
+			msg := fmt.Sprintf("seen: disk set %s is in use by another process", dir)
+			if here {
+				msg = fmt.Sprintf("seen: disk set %s is in use: already open in this process", dir)
+			}
+			return nil, &wrapped{msg: msg, errs: []error{ErrLocked, err}}
+		}
 		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
 	}
 	d := &Disk{db: db, noSync: o.NoSync}
-	if err := d.load(); err != nil {
+	if err := d.load(dir, params); err != nil {
 		db.Close()
+		var pe *ParamsError
+		if errors.As(err, &pe) || errors.Is(err, ErrNoParams) {
+			return nil, err // they name the set themselves
+		}
 		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
 	}
 	return d, nil
 }
 
 // load reads the format and count records, or writes them into an empty
-// store.
-func (d *Disk) load() error {
+// store, and records or checks params (with "format"; nil: neither).
+func (d *Disk) load(dir string, params Params) error {
 	format, err := d.get(formatRecord)
 	if err != nil {
 		return err
@@ -184,6 +225,9 @@ func (d *Disk) load() error {
 		var zero [8]byte
 		b.Set(formatRecord, []byte(diskFormat), nil)
 		b.Set(countRecord, zero[:], nil)
+		if params != nil {
+			b.Set(paramsRecord, encodeParams(params), nil)
+		}
 		return b.Commit(pebble.Sync)
 	}
 	if string(format) != diskFormat {
@@ -197,7 +241,26 @@ func (d *Disk) load() error {
 		return fmt.Errorf("seen: disk set: count record is %d bytes, want 8", len(count))
 	}
 	d.n.Store(int64(binary.LittleEndian.Uint64(count)))
-	return nil
+	if params == nil {
+		return nil
+	}
+	store := "disk set " + dir
+	rec, err := d.get(paramsRecord)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		if n := d.n.Load(); n > 0 {
+			return noParamsError(store, n, params)
+		}
+		// An empty set made without Params: it takes these.
+		return d.db.Set(paramsRecord, encodeParams(params), pebble.Sync)
+	}
+	stored, err := decodeParams(rec)
+	if err != nil {
+		return err
+	}
+	return checkParams(store, stored, params)
 }
 
 // get returns a copy of the value of key, or nil if there is none.
@@ -249,6 +312,77 @@ func (d *Disk) AddBatch(keys []Key, isNew []bool) error {
 	if len(isNew) < len(keys) {
 		return ErrShortBatch
 	}
+	return d.add(keys, isNew[:len(keys)])
+}
+
+// Insert records keys: AddBatch without the answers, with the same
+// durability (one synced batch of the keys not recorded yet and the
+// updated count) and errors. Keys already recorded, and repeats within
+// keys, are looked up and not written, so Len stays exact and calling
+// Insert again with the same keys, after an error or a crash, is
+// harmless.
+func (d *Disk) Insert(keys []Key) error {
+	return d.add(keys, nil)
+}
+
+// Contains sets has[i] to whether keys[i] is recorded and writes nothing.
+// It looks the keys up in key order, like AddBatch, under the same mutex.
+// It returns ErrShortBatch if len(has) < len(keys), ErrClosed after
+// Close, the error of an earlier failed write (see AddBatch), and
+// otherwise an error from Pebble.
+func (d *Disk) Contains(keys []Key, has []bool) error {
+	if len(has) < len(keys) {
+		return ErrShortBatch
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if d.err != nil {
+		return d.err
+	}
+	prev := int32(-1)
+	for _, i := range d.sorted(keys) {
+		k := &keys[i]
+		if prev >= 0 && keys[prev] == *k {
+			has[i] = has[prev]
+			continue
+		}
+		prev = i
+		found, err := d.has(k)
+		if err != nil {
+			return fmt.Errorf("seen: disk set: look-up: %w", err)
+		}
+		has[i] = found
+	}
+	return nil
+}
+
+// sorted returns the indexes of keys sorted by (key, index), in d.order.
+//
+// Looking the keys up in key order makes consecutive look-ups share the
+// upper part of their search paths in the memtable and in the sstables'
+// indexes, which the caches keep warm, and puts the new keys into the
+// batch sorted, which Pebble inserts faster. Sorting by (key, index) also
+// puts the repeats of a key right after its first occurrence.
+func (d *Disk) sorted(keys []Key) []int32 {
+	order := d.order[:0]
+	for i := range keys {
+		order = append(order, int32(i))
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := bytes.Compare(keys[a][:], keys[b][:]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	d.order = order
+	return order
+}
+
+// add is AddBatch (isNew of len(keys)) and Insert (isNew nil).
+func (d *Disk) add(keys []Key, isNew []bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -260,25 +394,9 @@ func (d *Disk) AddBatch(keys []Key, isNew []bool) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	isNew = isNew[:len(keys)]
-	// Look the keys up in key order: consecutive look-ups then share the
-	// upper part of their search paths in the memtable and in the
-	// sstables' indexes, which the caches keep warm, and the new keys go
-	// into the batch sorted, which Pebble inserts faster. Sorting by
-	// (key, index) also puts the repeats of a key right after its first
-	// occurrence, the only one that can be new.
-	order := d.order[:0]
-	for i := range keys {
-		order = append(order, int32(i))
-		isNew[i] = false
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := bytes.Compare(keys[a][:], keys[b][:]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	d.order = order
+	clear(isNew)
+	order := d.sorted(keys)
+	// Only the first occurrence of a key can be new.
 	fresh := order[:0] // overwrites order behind the read position
 	prev := int32(-1)
 	for _, i := range order {
@@ -289,10 +407,12 @@ func (d *Disk) AddBatch(keys []Key, isNew []bool) error {
 		prev = i
 		found, err := d.has(k)
 		if err != nil {
-			return fmt.Errorf("seen: disk set: %w", err)
+			return fmt.Errorf("seen: disk set: look-up: %w", err)
 		}
 		if !found {
-			isNew[i] = true
+			if isNew != nil {
+				isNew[i] = true
+			}
 			fresh = append(fresh, i)
 		}
 	}
@@ -335,8 +455,9 @@ func (d *Disk) fail(err error) error {
 // number recorded before it.
 func (d *Disk) Len() int64 { return d.n.Load() }
 
-// Close closes the store and releases the directory. Add and AddBatch then
-// return ErrClosed; a second Close returns ErrClosed.
+// Close closes the store and releases the directory. Add, AddBatch,
+// Contains and Insert then return ErrClosed; a second Close returns
+// ErrClosed.
 func (d *Disk) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -411,4 +412,280 @@ func BenchmarkDiskAdd(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "keys/s")
+}
+
+// TestDiskInsertReopen: keys given to Insert, with repeats and keys
+// already recorded, are durable and counted once, across a reopen; an
+// Insert repeated after the reopen (a retry after a crash) changes
+// nothing.
+func TestDiskInsertReopen(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(21, 22))
+	var keys []seen.Key
+	for range 3000 {
+		keys = append(keys, dkey(r.Uint64(), r.Uint64()))
+	}
+	d := openDisk(t, dir, nil)
+	addAll(t, d, keys[:500])
+	batch := append(append([]seen.Key{}, keys...), keys[:1000]...) // repeats, and 500 recorded already
+	if err := d.Insert(batch); err != nil {
+		t.Fatalf("Insert: %v", err)
+	}
+	if n := d.Len(); n != int64(len(keys)) {
+		t.Fatalf("Len after Insert = %d, want %d", n, len(keys))
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d = openDisk(t, dir, nil)
+	defer d.Close()
+	if n := d.Len(); n != int64(len(keys)) {
+		t.Fatalf("Len after reopen = %d, want %d", n, len(keys))
+	}
+	if err := d.Insert(batch); err != nil {
+		t.Fatalf("Insert again: %v", err)
+	}
+	if n := d.Len(); n != int64(len(keys)) {
+		t.Fatalf("Len after a repeated Insert = %d, want %d", n, len(keys))
+	}
+	has := make([]bool, len(batch))
+	if err := d.Contains(batch, has); err != nil {
+		t.Fatalf("Contains: %v", err)
+	}
+	for i, v := range has {
+		if !v {
+			t.Fatalf("key %d (%x) inserted before the reopen is missing", i, batch[i])
+		}
+	}
+	wantAllSeen(t, d, keys)
+}
+
+// TestDiskParams: a set records the Params it was made with, and opening
+// it with other Params fails, naming every difference.
+func TestDiskParams(t *testing.T) {
+	p1 := seen.Params{"key": "1a2b", "level": "scheme"}
+	open := func(dir string, p seen.Params) (*seen.Disk, error) {
+		return seen.OpenDisk(dir, &seen.DiskOptions{Params: p})
+	}
+	mustOpen := func(t *testing.T, dir string, p seen.Params) *seen.Disk {
+		t.Helper()
+		d, err := open(dir, p)
+		if err != nil {
+			t.Fatalf("OpenDisk(%s, Params %v): %v", dir, p, err)
+		}
+		return d
+	}
+	mustFail := func(t *testing.T, dir string, p seen.Params) error {
+		t.Helper()
+		d, err := open(dir, p)
+		if err == nil {
+			d.Close()
+			t.Fatalf("OpenDisk(%s, Params %v) succeeded", dir, p)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("error is not one line: %q", err)
+		}
+		return err
+	}
+
+	t.Run("Recorded", func(t *testing.T) {
+		dir := t.TempDir()
+		d := mustOpen(t, dir, p1)
+		addAll(t, d, []seen.Key{dkey(1, 1)})
+		d.Close()
+		// The record: a JSON object with the format, written with the
+		// format record.
+		db, err := pebble.Open(dir, &pebble.Options{Logger: discardLogger{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, closer, err := db.Get([]byte("m/params"))
+		if err != nil {
+			t.Fatalf("m/params: %v", err)
+		}
+		if got, want := string(v), `{"format":"uriscan/seen disk v1","key":"1a2b","level":"scheme"}`; got != want {
+			t.Errorf("m/params = %s, want %s", got, want)
+		}
+		closer.Close()
+		db.Close()
+		// Same Params, and nil Params, open; the caller's map is not
+		// modified.
+		mustOpen(t, dir, seen.Params{"level": "scheme", "key": "1a2b"}).Close()
+		mustOpen(t, dir, nil).Close()
+		if len(p1) != 2 {
+			t.Errorf("OpenDisk modified the caller's Params: %v", p1)
+		}
+	})
+
+	t.Run("Differ", func(t *testing.T) {
+		dir := t.TempDir()
+		mustOpen(t, dir, p1).Close()
+		for _, c := range []struct {
+			given seen.Params
+			msg   string
+		}{
+			{seen.Params{"key": "1a2b", "level": "crawler"},
+				"was made with level=scheme; this run asks for level=crawler"},
+			{seen.Params{"key": "9f8e", "level": "crawler"},
+				"was made with key=1a2b, level=scheme; this run asks for key=9f8e, level=crawler"},
+			{seen.Params{"key": "1a2b", "level": "scheme", "mode": "x y"},
+				`was made with mode unset; this run asks for mode="x y"`},
+			{seen.Params{"key": "1a2b"},
+				"was made with level=scheme; this run asks for level unset"},
+			{seen.Params{},
+				"was made with key=1a2b, level=scheme; this run asks for key unset, level unset"},
+		} {
+			err := mustFail(t, dir, c.given)
+			var pe *seen.ParamsError
+			if !errors.As(err, &pe) {
+				t.Fatalf("Params %v: err = %v, want a *ParamsError", c.given, err)
+			}
+			if want := "seen: disk set " + dir + " " + c.msg; err.Error() != want {
+				t.Errorf("Params %v:\nerr  = %s\nwant %s", c.given, err, want)
+			}
+			if pe.Stored["level"] != "scheme" || pe.Stored["format"] != "uriscan/seen disk v1" || pe.Given["format"] != "uriscan/seen disk v1" {
+				t.Errorf("ParamsError.Stored = %v, Given = %v", pe.Stored, pe.Given)
+			}
+		}
+		// The refused opens changed nothing.
+		mustOpen(t, dir, p1).Close()
+	})
+
+	t.Run("EmptyWithoutParams", func(t *testing.T) {
+		// A set made without Params, still empty, takes the first
+		// Params it is opened with.
+		dir := t.TempDir()
+		mustOpen(t, dir, nil).Close()
+		mustOpen(t, dir, p1).Close()
+		err := mustFail(t, dir, seen.Params{"key": "1a2b", "level": "crawler"})
+		if pe := (*seen.ParamsError)(nil); !errors.As(err, &pe) {
+			t.Fatalf("err = %v, want a *ParamsError", err)
+		}
+	})
+
+	t.Run("KeysWithoutParams", func(t *testing.T) {
+		// Made by the previous version, or without Params, and not
+		// empty: nothing says how its keys were made.
+		dir := t.TempDir()
+		d := mustOpen(t, dir, nil)
+		addAll(t, d, []seen.Key{dkey(1, 2), dkey(3, 4)})
+		d.Close()
+		err := mustFail(t, dir, p1)
+		if !errors.Is(err, seen.ErrNoParams) {
+			t.Fatalf("err = %v, want ErrNoParams", err)
+		}
+		for _, want := range []string{"seen: disk set " + dir + " holds 2 keys but records no parameters", `format="uriscan/seen disk v1"`, "key=1a2b", "level=scheme"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("err = %q, want it to contain %q", err, want)
+			}
+		}
+		mustOpen(t, dir, nil).Close() // nil Params still opens it
+	})
+
+	t.Run("Reserved", func(t *testing.T) {
+		dir := t.TempDir()
+		err := mustFail(t, dir, seen.Params{"format": "mine"})
+		if !strings.Contains(err.Error(), `"format" is reserved`) {
+			t.Errorf("err = %v, want it to say format is reserved", err)
+		}
+	})
+
+	t.Run("BadRecord", func(t *testing.T) {
+		dir := t.TempDir()
+		mustOpen(t, dir, p1).Close()
+		db, err := pebble.Open(dir, &pebble.Options{Logger: discardLogger{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Set([]byte("m/params"), []byte("level=scheme"), pebble.Sync); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		err = mustFail(t, dir, p1)
+		if !strings.Contains(err.Error(), "not a JSON object") {
+			t.Errorf("err = %v, want it to say the record is not JSON", err)
+		}
+		mustOpen(t, dir, nil).Close()
+	})
+}
+
+// The lock test runs a child process (this test binary again, see
+// TestDiskLockChild) that opens a set and holds it until its stdin
+// closes.
+const lockEnvDir = "URISCAN_SEEN_DISK_LOCK_DIR"
+
+// TestDiskLockChild is the child process of TestDiskLocked; it does
+// nothing in a normal test run.
+func TestDiskLockChild(t *testing.T) {
+	dir := os.Getenv(lockEnvDir)
+	if dir == "" {
+		t.Skip("helper process for TestDiskLocked")
+	}
+	d, err := seen.OpenDisk(dir, nil)
+	if err != nil {
+		fmt.Println("child:", err)
+		os.Exit(2)
+	}
+	fmt.Println("locked")
+	io.Copy(io.Discard, os.Stdin) // until the parent closes it
+	d.Close()
+	os.Exit(0)
+}
+
+// TestDiskLocked: a set open in another process, or already in this one,
+// cannot be opened; the error wraps ErrLocked and says so in one line.
+// Once the other process has ended, the set opens.
+func TestDiskLocked(t *testing.T) {
+	dir := t.TempDir()
+	d := openDisk(t, dir, nil)
+	_, err := seen.OpenDisk(dir, nil)
+	if !errors.Is(err, seen.ErrLocked) {
+		t.Fatalf("second OpenDisk in this process: err = %v, want ErrLocked", err)
+	}
+	if want := "seen: disk set " + dir + " is in use: already open in this process"; err.Error() != want {
+		t.Errorf("second OpenDisk in this process:\nerr  = %q\nwant %q", err, want)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd, err := testexec.Self("-test.run=^TestDiskLockChild$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), lockEnvDir+"="+dir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if line != "locked\n" {
+		t.Fatalf("child: %q, %v\n%s", line, err, stderr.String())
+	}
+	d2, err := seen.OpenDisk(dir, nil)
+	if err == nil {
+		d2.Close()
+		t.Fatal("OpenDisk of a set open in another process succeeded")
+	}
+	if !errors.Is(err, seen.ErrLocked) {
+		t.Fatalf("OpenDisk of a set open in another process: err = %v, want ErrLocked", err)
+	}
+	if want := "seen: disk set " + dir + " is in use by another process"; err.Error() != want {
+		t.Errorf("OpenDisk of a set open in another process:\nerr  = %q\nwant %q", err, want)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+	openDisk(t, dir, nil).Close()
 }

@@ -230,32 +230,113 @@ func (m *Memory) AddBatch(keys []Key, isNew []bool) error {
 	if len(isNew) < len(keys) {
 		return ErrShortBatch
 	}
-	isNew = isNew[:len(keys)]
+	m.addBatch(keys, isNew[:len(keys)])
+	return nil
+}
+
+// Insert records keys, as AddBatch does without answering. It returns
+// ErrClosed after Close and no other error.
+func (m *Memory) Insert(keys []Key) error {
+	if m.closed {
+		return ErrClosed
+	}
+	m.addBatch(keys, nil)
+	return nil
+}
+
+// addBatch is AddBatch (isNew of len(keys)) and Insert (isNew nil).
+func (m *Memory) addBatch(keys []Key, isNew []bool) {
 	for len(keys) > 0 {
 		n := min(len(keys), batchAhead)
 		chunk := keys[:n]
-		if m.old == nil {
-			var sink uint64
-			t, mask := m.tab, m.mask
-			for i := range chunk {
-				sink += t[binary.LittleEndian.Uint64(chunk[i][0:8])&mask].hi
-			}
-			m.sink = sink // keeps the loads alive
-		}
+		m.touch(chunk)
 		for i := range chunk {
 			k := &chunk[i]
-			isNew[i] = m.add(binary.LittleEndian.Uint64(k[0:8]), binary.LittleEndian.Uint64(k[8:16]))
+			v := m.add(binary.LittleEndian.Uint64(k[0:8]), binary.LittleEndian.Uint64(k[8:16]))
+			if isNew != nil {
+				isNew[i] = v
+			}
 		}
-		keys, isNew = keys[n:], isNew[n:]
+		keys = keys[n:]
+		if isNew != nil {
+			isNew = isNew[n:]
+		}
+	}
+}
+
+// touch reads the home slots of keys in steady state (a no-op while
+// migrating), so that their cache misses overlap.
+func (m *Memory) touch(keys []Key) {
+	if m.old != nil {
+		return
+	}
+	var sink uint64
+	t, mask := m.tab, m.mask
+	for i := range keys {
+		sink += t[binary.LittleEndian.Uint64(keys[i][0:8])&mask].hi
+	}
+	m.sink = sink // keeps the loads alive
+}
+
+// Contains sets has[i] to whether keys[i] is in the set, changing
+// nothing (the table does not migrate either). It returns ErrClosed after
+// Close, ErrShortBatch if len(has) < len(keys), and no other error. Like
+// AddBatch, it reads the home slots of several keys before looking them
+// up.
+func (m *Memory) Contains(keys []Key, has []bool) error {
+	if m.closed {
+		return ErrClosed
+	}
+	if len(has) < len(keys) {
+		return ErrShortBatch
+	}
+	for len(keys) > 0 {
+		n := min(len(keys), batchAhead)
+		chunk := keys[:n]
+		m.touch(chunk)
+		for i := range chunk {
+			k := &chunk[i]
+			has[i] = m.lookup(binary.LittleEndian.Uint64(k[0:8]), binary.LittleEndian.Uint64(k[8:16]))
+		}
+		keys, has = keys[n:], has[n:]
 	}
 	return nil
+}
+
+// lookup reports whether the key (lo, hi) is in the set, without writing
+// anything. While migrating, a key is in the new table (added since the
+// growth, or moved already) or in the old one (not moved yet, or moved:
+// the old table is never written, so its probe sequences stay intact and
+// a moved key is found in either).
+func (m *Memory) lookup(lo, hi uint64) bool {
+	if lo|hi == 0 {
+		return m.hasZero
+	}
+	if probe(m.tab, m.mask, lo, hi) {
+		return true
+	}
+	return m.old != nil && probe(m.old, m.oldMask, lo, hi)
+}
+
+// probe reports whether the non-zero key (lo, hi) is in table t.
+func probe(t []slot, mask, lo, hi uint64) bool {
+	for i := lo & mask; ; i = (i + 1) & mask {
+		s := &t[i]
+		if s.lo == lo && s.hi == hi {
+			return true
+		}
+		if s.lo|s.hi == 0 {
+			return false
+		}
+	}
 }
 
 // Len returns the number of distinct keys recorded; after Close, the
 // number recorded before it.
 func (m *Memory) Len() int64 { return m.n }
 
-// Close releases the tables. Add and AddBatch then return ErrClosed.
+// Close releases the tables. Add, AddBatch, Contains and Insert then
+// return ErrClosed.
 // Closing a closed Memory returns nil.
 func (m *Memory) Close() error {
 	m.closed = true

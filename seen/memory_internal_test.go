@@ -169,6 +169,73 @@ func TestMemoryNoAllocs(t *testing.T) {
 	}); a != 0 {
 		t.Errorf("AddBatch: %v allocations per call", a)
 	}
+	if a := testing.AllocsPerRun(100, func() {
+		for n := range keys {
+			keys[n] = testKey(i)
+			i++
+		}
+		m.Insert(keys)
+	}); a != 0 {
+		t.Errorf("Insert: %v allocations per call", a)
+	}
+	has := make([]bool, 100)
+	if a := testing.AllocsPerRun(100, func() {
+		for n := range keys {
+			keys[n] = testKey(i - uint64(n%2)*50) // half present, half not
+			i++
+		}
+		m.Contains(keys, has)
+	}); a != 0 {
+		t.Errorf("Contains: %v allocations per call", a)
+	}
+}
+
+// TestMemoryContainsMigrating checks Contains while the table migrates,
+// after every Add: it finds every key added so far (those not moved yet
+// are only in the old table, those added since the growth only in the new
+// one, those moved in both), finds none of as many absent keys, and moves
+// nothing (Contains is read-only).
+func TestMemoryContainsMigrating(t *testing.T) {
+	const n = 6000
+	m := NewMemory(0)
+	var keys []Key
+	has := make([]bool, 2*n)
+	checks, onlyOld := 0, 0
+	for i := range uint64(n) {
+		m.Add(testKey(i))
+		if m.old == nil {
+			continue
+		}
+		// Is some key not moved yet (in the old table only)?
+		for _, s := range m.old[m.migrated:] {
+			if s.lo|s.hi != 0 {
+				onlyOld++
+				break
+			}
+		}
+		keys = keys[:0]
+		for j := range i + 1 {
+			keys = append(keys, testKey(j), testKey(n+j))
+		}
+		migrated, slots := m.migrated, len(m.tab)
+		if err := m.Contains(keys, has); err != nil {
+			t.Fatal(err)
+		}
+		if m.migrated != migrated || len(m.tab) != slots || m.old == nil {
+			t.Fatalf("after %d keys: Contains moved slots (migrated %d to %d)", i+1, migrated, m.migrated)
+		}
+		for j, k := range keys {
+			if want := j%2 == 0; has[j] != want {
+				t.Fatalf("after %d keys, while migrating from %d slots (%d moved): Contains(key %d = %x) = %v, want %v",
+					i+1, len(m.old), m.migrated, j/2, k, has[j], want)
+			}
+		}
+		checks++
+	}
+	if checks == 0 || onlyOld == 0 {
+		t.Fatalf("Contains checked %d times while migrating, %d of them with unmoved keys: the test grows too little", checks, onlyOld)
+	}
+	t.Logf("%d checks while migrating", checks)
 }
 
 func heapAlloc() uint64 {

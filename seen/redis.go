@@ -1,14 +1,19 @@
 package seen
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -35,6 +40,8 @@ import (
 // in it as a member of 16 raw bytes, the key itself. Every writer that
 // shares a set must use the same Prefix and the same HighwayHash key (see
 // package normalize); the layout above is fixed so that versions agree.
+// When RedisOptions.Params is given, the set's Params are a JSON object in
+// the string key Prefix + "params" (see Params).
 //
 // # Operations
 //
@@ -48,18 +55,53 @@ import (
 // overlaps with the server executing another; batches longer than
 // RedisPipelineChunk keys are sent a chunk after another. With a cluster,
 // go-redis further splits each pipeline by node and sends the node parts
-// in parallel. Len is the sum of SCARD over the 16384 shards (a pipeline of
-// 16384 commands, 10-30 milliseconds on loopback, so meant for summaries,
-// not for every batch): it is exact and needs no separate counter, so
-// there is neither a counter that can drift from the set after a crash nor
-// a hot counter key on one node.
+// in parallel. Contains sends one SISMEMBER per distinct key and Insert one
+// SADD per distinct key, pipelined in the same way. Len is the sum of
+// SCARD over the 16384 shards (a pipeline of 16384 commands, 10-30
+// milliseconds on loopback, so meant for summaries, not for every batch):
+// it is exact and needs no separate counter, so there is neither a counter
+// that can drift from the set after a crash nor a hot counter key on one
+// node.
 //
-// Commands are never retried after they may have reached the server: a
-// replayed SADD would reply 0 for a key this very call added, and the key
-// would be reported as seen by nobody. So a network error or a timeout in
-// the middle of Add or AddBatch is returned (the outcome for those keys is
-// unknown, as Set allows), while cluster redirections (MOVED, ASK, which
-// mean the command was not executed) are followed as usual.
+// # Retries
+//
+// Add and AddBatch are never retried after their commands may have reached
+// the server: a replayed SADD would reply 0 for a key this very call added,
+// and the key would be reported as seen by nobody. So a network error or a
+// timeout in the middle of Add or AddBatch is returned (the outcome for
+// those keys is unknown, as Set allows), while cluster redirections (MOVED,
+// ASK, which mean the command was not executed) are followed as usual.
+//
+// Contains and Insert are idempotent, so they are retried: after a
+// transient error (a network error, a timeout, a closed connection, or a
+// server reply LOADING, BUSY, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, READONLY,
+// NOREPLICAS or "max number of clients reached") the chunk of up to
+// RedisPipelineChunk keys that failed is sent again, up to
+// RedisOptions.Retries times, after waits that start at RetryBackoff and
+// double up to MaxRetryBackoff. With the defaults (10 retries, 50 ms to 2
+// s) the waits add up to 11.15 s, so a call rides out a server restart or
+// a failover of about that long. Each attempt adds its own time: against
+// a host that refuses connections, about 0.8 s of go-redis' own dial
+// retries (none once its pool has counted PoolSize failed dials in a row:
+// it then fails at once until a dial in the background succeeds, which it
+// tries every second); against a host that does not answer, up to
+// DialTimeout; at most Timeout when that is set. So with the defaults a
+// call against a server that stays down fails after 11 to 20 seconds.
+// After the last attempt the error says how many attempts were made and
+// wraps the last one's error. Other errors (WRONGTYPE, NOAUTH, WRONGPASS,
+// OOM, an unknown host, a TLS certificate) are returned at once.
+//
+// # Logging and secrets
+//
+// go-redis writes some events (a failed dial, a cluster reload) to
+// stderr through its global logger; OpenRedis and OpenRedisURL replace it
+// (redis.SetLogger) with one that discards everything, once, on their
+// first call. Every error reports what failed in the error itself instead.
+// A program that wants go-redis' own lines sets a logger of its own with
+// redis.SetLogger after opening the set. No error returned by OpenRedis,
+// OpenRedisURL or a method of Redis contains the password: where an
+// underlying error's text would, the password is replaced by "***" (and
+// such an error wraps only ErrClosed or ErrNoParams, not the original).
 //
 // A Redis is safe for concurrent use by multiple goroutines; each call uses
 // its own pipelines and connections (RedisOptions.PoolSize bounds them).
@@ -73,9 +115,17 @@ type Redis struct {
 	client    redis.UniversalClient
 	cluster   bool
 	keys      [redisShards]string // Redis key of each shard
+	paramsKey string              // Prefix + "params"
 	timeout   time.Duration
 	pipelines int
 	closed    atomic.Bool
+	done      chan struct{} // closed by Close: ends a retry's wait
+
+	retries           int // retries after the first attempt; 0: none
+	backoff, backoffX time.Duration
+	secrets           []string // the password, as given and as written: never in an error
+
+	perShard bool // Contains sends SMISMEMBER per shard (for the benchmark)
 }
 
 // RedisMode selects how OpenRedis talks to its addresses.
@@ -94,8 +144,16 @@ const (
 	RedisCluster
 )
 
-// RedisOptions configures OpenRedis. The zero value (or nil) means a key
-// prefix of "uriscan:seen:", auto-detected mode and go-redis' defaults.
+// RedisOptions configures OpenRedis and OpenRedisURL. The zero value (or
+// nil) means a key prefix of "uriscan:seen:", auto-detected mode, the
+// default retries of Contains and Insert, no Params, and go-redis'
+// defaults.
+//
+// With OpenRedisURL, the URL gives the address, the mode (several hosts
+// or a +cluster scheme: a cluster), and whatever it sets of the
+// connection fields (user and password, DB, TLS, timeouts, pool size);
+// the connection fields of RedisOptions fill in what the URL leaves
+// unset. A "prefix" in the URL's query replaces Prefix.
 type RedisOptions struct {
 	// Prefix is prepended to every Redis key of the set: a namespace,
 	// so several sets (or tests) can share one server. It must not
@@ -112,7 +170,9 @@ type RedisOptions struct {
 	Username, Password string
 	DB                 int
 
-	// TLSConfig, when not nil, connects with TLS.
+	// TLSConfig, when not nil, connects with TLS. With OpenRedisURL it
+	// needs a rediss:// URL, whose host name it verifies unless it sets
+	// ServerName itself.
 	TLSConfig *tls.Config
 
 	// DialTimeout, ReadTimeout and WriteTimeout are passed to go-redis
@@ -122,17 +182,34 @@ type RedisOptions struct {
 	DialTimeout, ReadTimeout, WriteTimeout time.Duration
 
 	// Timeout, when positive, bounds each Add, AddBatch and Len call as a
-	// whole (a context deadline). Zero means no overall bound.
+	// whole, and each attempt of a Contains or Insert call (a context
+	// deadline; a Contains or Insert attempt that runs out of it is
+	// retried). Zero means no overall bound.
 	Timeout time.Duration
 
-	// Pipelines is the number of pipelines one AddBatch call sends at
-	// the same time, on as many connections, each with a share of the
-	// batch (at least 256 keys each); default DefaultRedisPipelines.
+	// Pipelines is the number of pipelines one AddBatch, Contains or
+	// Insert call sends at the same time, on as many connections, each
+	// with a share of the batch (at least 256 keys each); default
+	// DefaultRedisPipelines.
 	Pipelines int
 
 	// PoolSize is the number of connections per server (zero: the
 	// go-redis default of 10 per CPU).
 	PoolSize int
+
+	// Retries is how many times Contains and Insert send a chunk again
+	// after a transient error (see Redis); zero means
+	// DefaultRedisRetries, a negative value none.
+	Retries int
+	// RetryBackoff is the wait before the first retry, doubled before
+	// each next one up to MaxRetryBackoff; zero means
+	// DefaultRedisRetryBackoff and DefaultRedisMaxRetryBackoff.
+	RetryBackoff, MaxRetryBackoff time.Duration
+
+	// Params, when not nil, is recorded with a new (empty) set and
+	// checked against the record of an existing one; see Params. Nil
+	// records and checks nothing.
+	Params Params
 }
 
 // DefaultRedisPrefix is the key prefix when RedisOptions.Prefix is empty.
@@ -141,32 +218,48 @@ const DefaultRedisPrefix = "uriscan:seen:"
 // DefaultRedisPipelines is the default RedisOptions.Pipelines.
 const DefaultRedisPipelines = 4
 
-// RedisPipelineChunk is the number of keys AddBatch sends in one pipeline;
-// longer batches are sent as several pipelines in order.
+// The defaults of RedisOptions.Retries, RetryBackoff and MaxRetryBackoff:
+// waits of 50, 100, 200, 400, 800 and 1600 ms, then four of 2 s, 11.15 s
+// in all.
+const (
+	DefaultRedisRetries         = 10
+	DefaultRedisRetryBackoff    = 50 * time.Millisecond
+	DefaultRedisMaxRetryBackoff = 2 * time.Second
+)
+
+// RedisPipelineChunk is the number of keys AddBatch, Contains and Insert
+// send in one pipeline; longer batches are sent as several pipelines in
+// order (and Contains and Insert retry them one by one).
 const RedisPipelineChunk = 8192
 
 // redisShards is the number of shards: one per Redis Cluster hash slot.
 const redisShards = 16384
+
+// redisFormat is the "format" entry of a Redis set's Params.
+const redisFormat = "uriscan/seen redis v1"
 
 // OpenRedis connects to a Redis server or Redis Cluster at addrs (host:port
 // each) and returns the set stored there under opts.Prefix (see Redis for
 // the layout). One address means a single server unless the server says it
 // is a cluster node (see RedisAuto); several addresses mean a cluster and
 // are its seed nodes. OpenRedis checks the connection with PING (and, for
-// a cluster, that every slot is served) before returning.
+// a cluster, that every slot is served) before returning. When
+// opts.Params is not nil it records or checks them (see Params), and fails
+// with a *ParamsError or an error wrapping ErrNoParams. See OpenRedisURL
+// for a redis:// URL.
 func OpenRedis(addrs []string, opts *RedisOptions) (*Redis, error) {
 	var o RedisOptions
 	if opts != nil {
 		o = *opts
 	}
-	if o.Prefix == "" {
-		o.Prefix = DefaultRedisPrefix
-	}
-	if strings.ContainsAny(o.Prefix, "{}") {
-		return nil, fmt.Errorf("seen: OpenRedis: prefix %q contains '{' or '}'", o.Prefix)
-	}
+	t := redisTarget{op: "OpenRedis", where: strings.Join(addrs, ","), secrets: []string{o.Password}}
 	if len(addrs) == 0 {
 		return nil, errors.New("seen: OpenRedis: no address")
+	}
+	for i, a := range addrs {
+		if a == "" {
+			return nil, fmt.Errorf("seen: OpenRedis %s: address %d of %d is empty", t.where, i+1, len(addrs))
+		}
 	}
 	cluster := false
 	switch o.Mode {
@@ -181,15 +274,22 @@ func OpenRedis(addrs []string, opts *RedisOptions) (*Redis, error) {
 	default:
 		return nil, fmt.Errorf("seen: OpenRedis: unknown mode %d", o.Mode)
 	}
-
-	r := &Redis{timeout: o.Timeout, pipelines: o.Pipelines}
-	if r.pipelines <= 0 {
-		r.pipelines = DefaultRedisPipelines
-	}
-	ctx, cancel := r.context()
-	defer cancel()
-	if !cluster {
-		c := redis.NewClient(&redis.Options{
+	if cluster {
+		if o.DB != 0 {
+			return nil, fmt.Errorf("seen: OpenRedis %s: a Redis Cluster has only DB 0", t.where)
+		}
+		t.cluster = &redis.ClusterOptions{
+			Addrs:        addrs,
+			Username:     o.Username,
+			Password:     o.Password,
+			TLSConfig:    o.TLSConfig,
+			DialTimeout:  o.DialTimeout,
+			ReadTimeout:  o.ReadTimeout,
+			WriteTimeout: o.WriteTimeout,
+			PoolSize:     o.PoolSize,
+		}
+	} else {
+		t.single = &redis.Options{
 			Addr:         addrs[0],
 			Username:     o.Username,
 			Password:     o.Password,
@@ -199,12 +299,93 @@ func OpenRedis(addrs []string, opts *RedisOptions) (*Redis, error) {
 			ReadTimeout:  o.ReadTimeout,
 			WriteTimeout: o.WriteTimeout,
 			PoolSize:     o.PoolSize,
-		})
-		if o.Mode == RedisAuto {
+		}
+		t.detect = o.Mode == RedisAuto
+	}
+	return openRedis(t, o)
+}
+
+// redisTarget is what OpenRedis and OpenRedisURL connect to.
+type redisTarget struct {
+	op      string                // "OpenRedis", "OpenRedisURL", for messages
+	where   string                // the addresses or the redacted URL, for messages
+	single  *redis.Options        // a single server (nil: cluster)
+	cluster *redis.ClusterOptions // a cluster (nil: single)
+	detect  bool                  // single, unless the server is a cluster node
+	secrets []string              // never in an error
+}
+
+// silenceRedisLog replaces go-redis' global logger, which writes to
+// stderr, with one that discards (see Redis).
+var silenceRedisLog = sync.OnceFunc(func() { redis.SetLogger(silentRedisLogger{}) })
+
+// silentRedisLogger implements go-redis' logging interface (internal.Logging).
+type silentRedisLogger struct{}
+
+func (silentRedisLogger) Printf(context.Context, string, ...any) {}
+
+// openRedis opens the set described by t and o.
+func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
+	silenceRedisLog()
+	if o.Prefix == "" {
+		o.Prefix = DefaultRedisPrefix
+	}
+	if strings.ContainsAny(o.Prefix, "{}") {
+		return nil, fmt.Errorf("seen: %s %s: prefix %q contains '{' or '}'", t.op, t.where, o.Prefix)
+	}
+	var params Params
+	if o.Params != nil {
+		var err error
+		if params, err = o.Params.withFormat(redisFormat); err != nil {
+			return nil, fmt.Errorf("seen: %s %s: %w", t.op, t.where, err)
+		}
+	}
+	r := &Redis{
+		timeout:   o.Timeout,
+		pipelines: o.Pipelines,
+		done:      make(chan struct{}),
+		retries:   o.Retries,
+		backoff:   o.RetryBackoff,
+		backoffX:  o.MaxRetryBackoff,
+		paramsKey: o.Prefix + "params",
+	}
+	for _, s := range t.secrets {
+		if s != "" {
+			r.secrets = append(r.secrets, s)
+		}
+	}
+	if r.pipelines <= 0 {
+		r.pipelines = DefaultRedisPipelines
+	}
+	switch {
+	case r.retries == 0:
+		r.retries = DefaultRedisRetries
+	case r.retries < 0:
+		r.retries = 0
+	}
+	if r.backoff <= 0 {
+		r.backoff = DefaultRedisRetryBackoff
+	}
+	if r.backoffX <= 0 {
+		r.backoffX = DefaultRedisMaxRetryBackoff
+	}
+	r.backoffX = max(r.backoffX, r.backoff)
+	fail := func(format string, args ...any) (*Redis, error) {
+		if r.client != nil {
+			r.client.Close()
+		}
+		return nil, r.scrub(fmt.Errorf("seen: %s %s: "+format, append([]any{t.op, t.where}, args...)...))
+	}
+	ctx, cancel := r.context()
+	defer cancel()
+	if t.single != nil {
+		c := redis.NewClient(t.single)
+		cluster := false
+		if t.detect {
 			info, err := c.Info(ctx, "cluster").Result()
 			if err != nil {
 				c.Close()
-				return nil, fmt.Errorf("seen: OpenRedis %s: %w", addrs[0], err)
+				return fail("%w", err)
 			}
 			cluster = strings.Contains(info, "cluster_enabled:1")
 		}
@@ -212,27 +393,19 @@ func OpenRedis(addrs []string, opts *RedisOptions) (*Redis, error) {
 			r.client = c
 		} else {
 			c.Close()
+			co, err := clusterOptions(t.single)
+			if err != nil {
+				return fail("the server is a cluster node: %w", err)
+			}
+			t.cluster = co
 		}
 	}
-	if cluster {
-		if o.DB != 0 {
-			return nil, fmt.Errorf("seen: OpenRedis %s: a Redis Cluster has only DB 0", strings.Join(addrs, ","))
-		}
+	if r.client == nil {
 		r.cluster = true
-		r.client = redis.NewClusterClient(&redis.ClusterOptions{
-			Addrs:        addrs,
-			Username:     o.Username,
-			Password:     o.Password,
-			TLSConfig:    o.TLSConfig,
-			DialTimeout:  o.DialTimeout,
-			ReadTimeout:  o.ReadTimeout,
-			WriteTimeout: o.WriteTimeout,
-			PoolSize:     o.PoolSize,
-		})
+		r.client = redis.NewClusterClient(t.cluster)
 	}
 	if err := r.client.Ping(ctx).Err(); err != nil {
-		r.client.Close()
-		return nil, fmt.Errorf("seen: OpenRedis %s: %w", strings.Join(addrs, ","), err)
+		return fail("%w", err)
 	}
 	if r.cluster {
 		// A cluster client only learns the slot map lazily; fail early
@@ -240,19 +413,88 @@ func OpenRedis(addrs []string, opts *RedisOptions) (*Redis, error) {
 		// every slot.
 		info, err := r.client.ClusterInfo(ctx).Result()
 		if err != nil {
-			r.client.Close()
-			return nil, fmt.Errorf("seen: OpenRedis %s: CLUSTER INFO: %w", strings.Join(addrs, ","), err)
+			return fail("CLUSTER INFO: %w", err)
 		}
 		if !strings.Contains(info, "cluster_state:ok") {
-			r.client.Close()
-			return nil, fmt.Errorf("seen: OpenRedis %s: cluster state is not ok", strings.Join(addrs, ","))
+			return fail("cluster state is not ok")
 		}
 	}
 	tags := redisSlotTags()
 	for s := range r.keys {
 		r.keys[s] = o.Prefix + "{" + tags[s] + "}"
 	}
+	if params != nil {
+		if err := r.checkParams(ctx, fmt.Sprintf("redis set %q on %s", o.Prefix, t.where), params); err != nil {
+			r.client.Close()
+			return nil, r.scrub(err)
+		}
+	}
 	return r, nil
+}
+
+// clusterOptions converts the options of a single server (from OpenRedis
+// or redis.ParseURL) into those of a cluster with that seed node.
+func clusterOptions(o *redis.Options) (*redis.ClusterOptions, error) {
+	if o.DB != 0 {
+		return nil, fmt.Errorf("a Redis Cluster has only DB 0, not DB %d", o.DB)
+	}
+	return &redis.ClusterOptions{
+		Addrs:                   []string{o.Addr},
+		ClientName:              o.ClientName,
+		Protocol:                o.Protocol,
+		Username:                o.Username,
+		Password:                o.Password,
+		MaxRetries:              o.MaxRetries,
+		MinRetryBackoff:         o.MinRetryBackoff,
+		MaxRetryBackoff:         o.MaxRetryBackoff,
+		DialTimeout:             o.DialTimeout,
+		DialerRetries:           o.DialerRetries,
+		DialerRetryTimeout:      o.DialerRetryTimeout,
+		ReadTimeout:             o.ReadTimeout,
+		WriteTimeout:            o.WriteTimeout,
+		PoolFIFO:                o.PoolFIFO,
+		PoolSize:                o.PoolSize,
+		PoolTimeout:             o.PoolTimeout,
+		MaxConcurrentDials:      o.MaxConcurrentDials,
+		MinIdleConns:            o.MinIdleConns,
+		MaxIdleConns:            o.MaxIdleConns,
+		MaxActiveConns:          o.MaxActiveConns,
+		ConnMaxIdleTime:         o.ConnMaxIdleTime,
+		ConnMaxLifetime:         o.ConnMaxLifetime,
+		ConnMaxLifetimeJitter:   o.ConnMaxLifetimeJitter,
+		PipelinePoolSize:        o.PipelinePoolSize,
+		PipelineReadBufferSize:  o.PipelineReadBufferSize,
+		PipelineWriteBufferSize: o.PipelineWriteBufferSize,
+		TLSConfig:               o.TLSConfig,
+	}, nil
+}
+
+// checkParams records params in an empty set that has none, and compares
+// them with the record (see Params). SET NX makes concurrent first openers
+// agree: one records, and the others read its record back and compare.
+func (r *Redis) checkParams(ctx context.Context, store string, params Params) error {
+	rec, err := r.client.Get(ctx, r.paramsKey).Bytes()
+	if errors.Is(err, redis.Nil) {
+		n, cerr := r.count(ctx)
+		if cerr != nil {
+			return fmt.Errorf("seen: %s: counting keys: %w", store, cerr)
+		}
+		if n > 0 {
+			return noParamsError(store, n, params)
+		}
+		if serr := r.client.SetNX(ctx, r.paramsKey, encodeParams(params), 0).Err(); serr != nil {
+			return fmt.Errorf("seen: %s: recording the parameters: %w", store, serr)
+		}
+		rec, err = r.client.Get(ctx, r.paramsKey).Bytes()
+	}
+	if err != nil {
+		return fmt.Errorf("seen: %s: reading the parameters (GET %s): %w", store, r.paramsKey, err)
+	}
+	stored, err := decodeParams(rec)
+	if err != nil {
+		return fmt.Errorf("seen: %s: %s: %w", store, r.paramsKey, err)
+	}
+	return checkParams(store, stored, params)
 }
 
 // Cluster reports whether r talks to a Redis Cluster.
@@ -275,14 +517,14 @@ func (r *Redis) context() (context.Context, context.CancelFunc) {
 }
 
 // noRetryCmd is a SADD that go-redis must not send again after a network
-// error or timeout: see "Commands are never retried" on Redis. A pipeline
-// that contains such a command is not replayed either; MOVED and ASK
-// redirections still are.
+// error or timeout: see "Retries" on Redis. A pipeline that contains such
+// a command is not replayed either; MOVED and ASK redirections still are.
+// Insert uses it too, and retries whole pipelines itself.
 type noRetryCmd struct{ *redis.IntCmd }
 
 func (noRetryCmd) NoRetry() bool { return true }
 
-func (r *Redis) sadd(ctx context.Context, k *Key) noRetryCmd {
+func (r *Redis) saddOne(ctx context.Context, k *Key) noRetryCmd {
 	return noRetryCmd{redis.NewIntCmd(ctx, "sadd", r.keys[redisShard(*k)], string(k[:]))}
 }
 
@@ -293,7 +535,7 @@ func (r *Redis) Add(k Key) (bool, error) {
 	}
 	ctx, cancel := r.context()
 	defer cancel()
-	cmd := r.sadd(ctx, &k)
+	cmd := r.saddOne(ctx, &k)
 	if err := r.client.Process(ctx, cmd); err != nil {
 		return false, r.wrap(err)
 	}
@@ -319,16 +561,18 @@ func (r *Redis) AddBatch(keys []Key, isNew []bool) error {
 	for off := 0; off < len(keys); off += RedisPipelineChunk {
 		end := min(off+RedisPipelineChunk, len(keys))
 		if err := r.addChunk(ctx, b, keys[off:end], isNew[off:end]); err != nil {
-			return err
+			return r.wrap(err)
 		}
 	}
 	return nil
 }
 
-// redisBatch is the reusable scratch space of one AddBatch.
+// redisBatch is the reusable scratch space of one AddBatch, Contains or
+// Insert.
 type redisBatch struct {
 	table []int32 // open addressing: index+1 into the chunk, 0 empty
 	first []int32 // chunk indexes of first occurrences, in order
+	dups  []int32 // pairs (index of a repeat, index of its first occurrence)
 }
 
 var redisBatchPool = sync.Pool{New: func() any { return new(redisBatch) }}
@@ -340,32 +584,77 @@ const redisMinPart = 256
 // are answered here (false) and only first occurrences are sent, so the
 // pipelines may run concurrently without reordering a key's occurrences.
 func (r *Redis) addChunk(ctx context.Context, b *redisBatch, keys []Key, isNew []bool) error {
-	first := b.dedup(keys, isNew)
+	first := b.dedup(keys)
+	for j := 0; j < len(b.dups); j += 2 {
+		isNew[b.dups[j]] = false
+	}
+	return r.inParts(first, func(part []int32) error { return r.sadd(ctx, keys, part, isNew) })
+}
+
+// inParts calls send with up to r.pipelines parts of first (at least
+// redisMinPart indexes each), concurrently, and joins their errors.
+func (r *Redis) inParts(first []int32, send func(part []int32) error) error {
 	parts := min(r.pipelines, (len(first)+redisMinPart-1)/redisMinPart)
 	if parts <= 1 {
-		return r.send(ctx, keys, first, isNew)
+		return send(first)
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, parts)
 	for p := range parts {
 		part := first[p*len(first)/parts : (p+1)*len(first)/parts]
 		if p == parts-1 {
-			errs[p] = r.send(ctx, keys, part, isNew)
+			errs[p] = send(part)
 			break
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[p] = r.send(ctx, keys, part, isNew)
+			errs[p] = send(part)
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return joinParts(errs)
 }
 
-// dedup sets isNew[i] = false for every key that occurs earlier in keys and
-// returns the indexes of first occurrences.
-func (b *redisBatch) dedup(keys []Key, isNew []bool) []int32 {
+// partsError is the error of several pipelines: one line, with each
+// distinct message once.
+type partsError struct{ errs []error }
+
+func (e *partsError) Error() string {
+	var msgs []string
+	for _, err := range e.errs {
+		if m := err.Error(); !slices.Contains(msgs, m) {
+			msgs = append(msgs, m)
+		}
+	}
+	if len(msgs) == 1 && len(e.errs) > 1 {
+		return fmt.Sprintf("%s (in %d pipelines)", msgs[0], len(e.errs))
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (e *partsError) Unwrap() []error { return e.errs }
+
+// joinParts returns nil, the one error, or a *partsError.
+func joinParts(errs []error) error {
+	var failed []error
+	for _, err := range errs {
+		if err != nil {
+			failed = append(failed, err)
+		}
+	}
+	switch len(failed) {
+	case 0:
+		return nil
+	case 1:
+		return failed[0]
+	}
+	return &partsError{failed}
+}
+
+// dedup returns the indexes of the first occurrences of keys, in order,
+// and records in b.dups each later occurrence with its first.
+func (b *redisBatch) dedup(keys []Key) []int32 {
 	size := 1
 	for size < 2*len(keys) {
 		size <<= 1
@@ -376,7 +665,7 @@ func (b *redisBatch) dedup(keys []Key, isNew []bool) []int32 {
 	t := b.table[:size]
 	clear(t)
 	mask := uint64(size - 1)
-	first := b.first[:0]
+	first, dups := b.first[:0], b.dups[:0]
 	for i := range keys {
 		k := &keys[i]
 		// Key bits are uniform (a keyed hash); any bits make a slot.
@@ -389,48 +678,310 @@ func (b *redisBatch) dedup(keys []Key, isNew []bool) []int32 {
 				break
 			}
 			if keys[t[j]-1] == *k {
-				isNew[i] = false
+				dups = append(dups, int32(i), t[j]-1)
 				break
 			}
 		}
 	}
-	b.first = first
+	b.first, b.dups = first, dups
 	return first
 }
 
-// send adds keys[idx] for each idx in part with one pipeline and sets
-// their isNew.
-func (r *Redis) send(ctx context.Context, keys []Key, part []int32, isNew []bool) error {
+// redisArgs holds the arguments of one pipeline of single-member
+// commands (SADD, SISMEMBER) on keys[i] for each i in part: the members
+// are substrings of one string, and arguments are pointers (*string,
+// which go-redis writes as the string), so that putting them in an
+// interface allocates nothing. That makes three allocations, and leaves
+// one per key, the command itself.
+type redisArgs struct {
+	members []string
+	args    []any
+}
+
+func (r *Redis) memberArgs(name string, keys []Key, part []int32) redisArgs {
 	n := len(part)
-	cmds := make([]noRetryCmd, n)
-	// The arguments of all SADDs in three allocations: the members are
-	// substrings of one string, and arguments are pointers (*string,
-	// which go-redis writes as the string), so that putting them in an
-	// interface allocates nothing. That leaves one allocation per key,
-	// the command itself.
 	var sb strings.Builder
 	sb.Grow(n * len(Key{}))
 	for _, i := range part {
 		sb.Write(keys[i][:])
 	}
 	blob := sb.String()
-	members := make([]string, n)
-	args := make([]any, 3*n)
-	pipe := r.client.Pipeline()
+	a := redisArgs{members: make([]string, n), args: make([]any, 3*n)}
 	for j, i := range part {
-		members[j] = blob[j*len(Key{}) : (j+1)*len(Key{})]
-		a := args[3*j : 3*j+3 : 3*j+3]
-		a[0], a[1], a[2] = "sadd", &r.keys[redisShard(keys[i])], &members[j]
-		cmds[j] = noRetryCmd{redis.NewIntCmd(ctx, a...)}
+		a.members[j] = blob[j*len(Key{}) : (j+1)*len(Key{})]
+		a.args[3*j], a.args[3*j+1], a.args[3*j+2] = name, &r.keys[redisShard(keys[i])], &a.members[j]
+	}
+	return a
+}
+
+// cmd returns the arguments of the j-th command.
+func (a *redisArgs) cmd(j int) []any { return a.args[3*j : 3*j+3 : 3*j+3] }
+
+// sadd adds keys[idx] for each idx in part with one pipeline and, unless
+// isNew is nil, sets their isNew.
+func (r *Redis) sadd(ctx context.Context, keys []Key, part []int32, isNew []bool) error {
+	a := r.memberArgs("sadd", keys, part)
+	cmds := make([]noRetryCmd, len(part))
+	pipe := r.client.Pipeline()
+	for j := range part {
+		cmds[j] = noRetryCmd{redis.NewIntCmd(ctx, a.cmd(j)...)}
 		_ = pipe.Process(ctx, cmds[j]) // only queues
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return r.wrap(err)
+		return err
 	}
-	for j, i := range part {
-		isNew[i] = cmds[j].Val() == 1
+	if isNew != nil {
+		for j, i := range part {
+			isNew[i] = cmds[j].Val() == 1
+		}
 	}
 	return nil
+}
+
+// noRetryBoolCmd is a SISMEMBER, SMISMEMBER that go-redis does not retry
+// itself: Contains retries (see Redis), and a retry of go-redis' own on
+// top would multiply the attempts.
+type noRetryBoolCmd struct{ *redis.BoolCmd }
+
+func (noRetryBoolCmd) NoRetry() bool { return true }
+
+type noRetryBoolSliceCmd struct{ *redis.BoolSliceCmd }
+
+func (noRetryBoolSliceCmd) NoRetry() bool { return true }
+
+// sismember sets has[idx] for each idx in part with one pipeline of
+// SISMEMBER.
+func (r *Redis) sismember(ctx context.Context, keys []Key, part []int32, has []bool) error {
+	a := r.memberArgs("sismember", keys, part)
+	cmds := make([]noRetryBoolCmd, len(part))
+	pipe := r.client.Pipeline()
+	for j := range part {
+		cmds[j] = noRetryBoolCmd{redis.NewBoolCmd(ctx, a.cmd(j)...)}
+		_ = pipe.Process(ctx, cmds[j])
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return err
+	}
+	for j, i := range part {
+		has[i] = cmds[j].Val()
+	}
+	return nil
+}
+
+// smismember sets has[idx] for each idx in part with one pipeline of
+// SMISMEMBER, one per shard that part touches.
+func (r *Redis) smismember(ctx context.Context, keys []Key, part []int32, has []bool) error {
+	byShard := slices.Clone(part)
+	slices.SortFunc(byShard, func(a, b int32) int { return cmp.Compare(redisShard(keys[a]), redisShard(keys[b])) })
+	var sb strings.Builder
+	sb.Grow(len(byShard) * len(Key{}))
+	for _, i := range byShard {
+		sb.Write(keys[i][:])
+	}
+	blob := sb.String()
+	args := make([]any, 0, len(byShard)+2*len(byShard))
+	var cmds []noRetryBoolSliceCmd
+	var starts []int // index into byShard of each command's first key
+	pipe := r.client.Pipeline()
+	for j := 0; j < len(byShard); {
+		s := redisShard(keys[byShard[j]])
+		start := len(args)
+		args = append(args, "smismember", &r.keys[s])
+		starts = append(starts, j)
+		for ; j < len(byShard) && redisShard(keys[byShard[j]]) == s; j++ {
+			args = append(args, blob[j*len(Key{}):(j+1)*len(Key{})])
+		}
+		c := noRetryBoolSliceCmd{redis.NewBoolSliceCmd(ctx, args[start:len(args):len(args)]...)}
+		cmds = append(cmds, c)
+		_ = pipe.Process(ctx, c)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return err
+	}
+	for c, cmd := range cmds {
+		for j, v := range cmd.Val() {
+			has[byShard[starts[c]+j]] = v
+		}
+	}
+	return nil
+}
+
+// Contains sets has[i] to whether keys[i] is in the set (recorded by any
+// writer), with pipelined SISMEMBERs of the distinct keys (see Redis),
+// and changes nothing. It retries after transient errors (see Redis,
+// Retries). It returns ErrClosed after Close, ErrShortBatch if len(has) <
+// len(keys), and otherwise the error of the last attempt.
+func (r *Redis) Contains(keys []Key, has []bool) error {
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	if len(has) < len(keys) {
+		return ErrShortBatch
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	b := redisBatchPool.Get().(*redisBatch)
+	defer redisBatchPool.Put(b)
+	look := r.sismember
+	if r.perShard {
+		look = r.smismember
+	}
+	for off := 0; off < len(keys); off += RedisPipelineChunk {
+		end := min(off+RedisPipelineChunk, len(keys))
+		chunk, h := keys[off:end], has[off:end]
+		first := b.dedup(chunk)
+		err := r.retry("Contains", func(ctx context.Context) error {
+			return r.inParts(first, func(part []int32) error { return look(ctx, chunk, part, h) })
+		})
+		if err != nil {
+			return err
+		}
+		for j := 0; j < len(b.dups); j += 2 {
+			h[b.dups[j]] = h[b.dups[j+1]]
+		}
+	}
+	return nil
+}
+
+// Insert records keys with pipelined SADDs of the distinct keys, ignoring
+// the replies (see Redis); a key already recorded, by this writer or
+// another, is left as it is. It retries after transient errors (see
+// Redis, Retries): a retried SADD of a key the failed attempt did add
+// changes nothing, so a retry, or a later call with the same keys, is
+// harmless. It returns ErrClosed after Close and otherwise the error of
+// the last attempt, after which some of the keys may be recorded.
+func (r *Redis) Insert(keys []Key) error {
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	b := redisBatchPool.Get().(*redisBatch)
+	defer redisBatchPool.Put(b)
+	for off := 0; off < len(keys); off += RedisPipelineChunk {
+		chunk := keys[off:min(off+RedisPipelineChunk, len(keys))]
+		first := b.dedup(chunk)
+		err := r.retry("Insert", func(ctx context.Context) error {
+			return r.inParts(first, func(part []int32) error { return r.sadd(ctx, chunk, part, nil) })
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// retry runs attempt, each time with a context of its own (Timeout), until
+// it succeeds, fails with an error that is not transient, or has failed
+// 1 + r.retries times, waiting r.wait(n) after the n-th failure. Close
+// ends the wait.
+func (r *Redis) retry(op string, attempt func(ctx context.Context) error) error {
+	start := time.Now()
+	for n := 1; ; n++ {
+		if r.closed.Load() {
+			return ErrClosed
+		}
+		ctx, cancel := r.context()
+		err := attempt(ctx)
+		cancel()
+		switch {
+		case err == nil:
+			return nil
+		case r.closed.Load():
+			return r.closedWhile(op, err)
+		case !redisTransient(err):
+			if n > 1 {
+				return r.wrap(fmt.Errorf("%s: attempt %d failed with an error that is not retried: %w", op, n, err))
+			}
+			return r.wrap(fmt.Errorf("%s: %w", op, err))
+		case n > r.retries:
+			if r.retries == 0 {
+				return r.wrap(fmt.Errorf("%s: %w", op, err))
+			}
+			return r.wrap(fmt.Errorf("%s: gave up after %d attempts in %v, the last failed: %w",
+				op, n, time.Since(start).Round(time.Millisecond), err))
+		}
+		t := time.NewTimer(r.wait(n))
+		select {
+		case <-t.C:
+		case <-r.done:
+			t.Stop()
+			return r.closedWhile(op, err)
+		}
+	}
+}
+
+// closedWhile is the error of a Contains or Insert whose set was closed
+// while it ran; its last attempt failed with err.
+func (r *Redis) closedWhile(op string, err error) error {
+	return r.scrub(&wrapped{
+		msg:  fmt.Sprintf("seen: redis: %s: the set was closed while retrying; the last attempt failed: %v", op, err),
+		errs: []error{ErrClosed, err},
+	})
+}
+
+// wait is the wait after the n-th failed attempt (n >= 1): r.backoff,
+// doubled n-1 times, at most r.backoffX.
+func (r *Redis) wait(n int) time.Duration {
+	d := r.backoff
+	for i := 1; i < n && d < r.backoffX; i++ {
+		d *= 2
+	}
+	return min(d, r.backoffX)
+}
+
+// redisTransientReplies are the prefixes of server errors that mean "not
+// now" rather than "never": loading the dataset after a restart, a script
+// running, a cluster resharding or failing over, a replica promoted, too
+// many clients.
+var redisTransientReplies = []string{
+	"LOADING ", "BUSY ", "TRYAGAIN ", "CLUSTERDOWN ", "MASTERDOWN ", "READONLY ", "NOREPLICAS ",
+	"max number of clients reached",
+}
+
+// redisTransient reports whether err (from go-redis, or joined from
+// several pipelines) is worth retrying: a network error, a timeout, a
+// connection closed by the server, a full connection pool, or one of
+// redisTransientReplies. A closed client, a canceled context, an unknown
+// host, TLS and authentication errors, and other server errors are not.
+func redisTransient(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		some := false
+		for _, e := range j.Unwrap() {
+			if e != nil {
+				if !redisTransient(e) {
+					return false
+				}
+				some = true
+			}
+		}
+		return some
+	}
+	switch {
+	case errors.Is(err, redis.ErrClosed), errors.Is(err, ErrClosed), errors.Is(err, context.Canceled):
+		return false
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrPoolExhausted),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return !dns.IsNotFound
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	for _, p := range redisTransientReplies {
+		if redis.HasErrorPrefix(err, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Len returns the number of keys in the set, from all writers: the sum of
@@ -451,13 +1002,18 @@ func (r *Redis) Count() (int64, error) {
 	}
 	ctx, cancel := r.context()
 	defer cancel()
+	n, err := r.count(ctx)
+	return n, r.wrap(err)
+}
+
+func (r *Redis) count(ctx context.Context) (int64, error) {
 	pipe := r.client.Pipeline()
 	cmds := make([]*redis.IntCmd, redisShards)
 	for s := range cmds {
 		cmds[s] = pipe.SCard(ctx, r.keys[s])
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return 0, r.wrap(err)
+		return 0, err
 	}
 	var n int64
 	for _, c := range cmds {
@@ -466,8 +1022,9 @@ func (r *Redis) Count() (int64, error) {
 	return n, nil
 }
 
-// Drop deletes the whole set from the server (UNLINK of every shard), for
-// every process that shares it. The Redis stays open.
+// Drop deletes the whole set from the server (UNLINK of every shard and of
+// the parameter record), for every process that shares it. The Redis
+// stays open.
 func (r *Redis) Drop() error {
 	if r.closed.Load() {
 		return ErrClosed
@@ -478,30 +1035,67 @@ func (r *Redis) Drop() error {
 	for s := range r.keys {
 		pipe.Unlink(ctx, r.keys[s])
 	}
+	pipe.Unlink(ctx, r.paramsKey)
 	_, err := pipe.Exec(ctx)
 	return r.wrap(err)
 }
 
-// Close closes the connections. The set stays on the server. A second
-// Close returns ErrClosed.
+// Close closes the connections, and ends the wait of a Contains or Insert
+// that is retrying. The set stays on the server. A second Close returns
+// ErrClosed.
 func (r *Redis) Close() error {
 	if r.closed.Swap(true) {
 		return ErrClosed
 	}
-	return r.client.Close()
+	close(r.done)
+	if err := r.client.Close(); err != nil {
+		return r.scrub(fmt.Errorf("seen: redis: close: %w", err))
+	}
+	return nil
 }
 
 // wrap maps go-redis' "client is closed" (a Close racing with an operation)
-// to ErrClosed and prefixes other errors.
+// to ErrClosed, prefixes other errors, and keeps the password out.
 func (r *Redis) wrap(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, redis.ErrClosed) || r.closed.Load():
-		return fmt.Errorf("seen: redis: %w (%w)", ErrClosed, err)
+		return r.scrub(fmt.Errorf("seen: redis: %w (%w)", ErrClosed, err))
 	default:
-		return fmt.Errorf("seen: redis: %w", err)
+		return r.scrub(fmt.Errorf("seen: redis: %w", err))
 	}
+}
+
+// scrub returns err, or, when its text contains one of r.secrets, an error
+// with each of them replaced by "***" that wraps only ErrClosed and
+// ErrNoParams (where err does), not err.
+func (r *Redis) scrub(err error) error { return scrub(err, r.secrets) }
+
+func scrub(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	red := msg
+	// Longest first, so that a secret containing another is replaced whole.
+	secrets = slices.Clone(secrets)
+	slices.SortFunc(secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	for _, s := range secrets {
+		if s != "" {
+			red = strings.ReplaceAll(red, s, "***")
+		}
+	}
+	if red == msg {
+		return err
+	}
+	w := &wrapped{msg: red}
+	for _, e := range []error{ErrClosed, ErrNoParams} {
+		if errors.Is(err, e) {
+			w.errs = append(w.errs, e)
+		}
+	}
+	return w
 }
 
 // redisSlotTags returns, for each Redis Cluster hash slot s, the hash tag

@@ -1,6 +1,7 @@
 // Package seen records which URIs a crawler has already met: a set of
 // 128-bit keys that answers "is this one new?" and remembers it in the
-// same step.
+// same step (Add, AddBatch), or in two steps for callers that must persist
+// something in between (Contains, then Insert).
 //
 // # Keys
 //
@@ -27,7 +28,21 @@
 //     spread over many hash slots, and pipelined batches.
 //
 // Persistent and shared sets only agree across runs and machines when every
-// writer hashes with the same fixed HighwayHash key.
+// writer hashes with the same fixed HighwayHash key (and normalizes URIs
+// the same way). Such a set can record how its keys were made (Params,
+// given as DiskOptions.Params or RedisOptions.Params) and then refuses a
+// run that would make them differently.
+//
+// # Two steps
+//
+// A caller that writes the new URIs somewhere must not lose any when it
+// is killed between recording a key and writing its URI. Contains (look
+// up, change nothing) and Insert (record, idempotent) let it write first
+// and record after: look the batch up, write and sync the new lines, note
+// a checkpoint, then Insert the keys; after a crash it redoes the last
+// batch from the checkpoint, and Insert of keys already recorded is
+// harmless. Redis retries Contains and Insert on transient errors (they
+// are idempotent) and never Add or AddBatch.
 //
 // # Memory layout
 //
@@ -54,7 +69,9 @@
 //
 // AddBatch is the fast path for large sets: it reads the home slots of 32
 // keys before adding them, so their cache misses overlap instead of
-// following one another.
+// following one another; Contains and Insert do the same. Contains only
+// reads: while the table migrates it looks a key up in both tables and
+// moves nothing.
 package seen
 
 import "errors"
@@ -67,9 +84,9 @@ type Key [16]byte
 // operation on a Set after Close.
 var ErrClosed = errors.New("seen: set is closed")
 
-// ErrShortBatch is returned by AddBatch when isNew is shorter than keys; no
-// key is added.
-var ErrShortBatch = errors.New("seen: AddBatch: isNew shorter than keys")
+// ErrShortBatch is returned by AddBatch and Contains when their answer
+// slice (isNew, has) is shorter than keys; nothing is added or looked up.
+var ErrShortBatch = errors.New("seen: answer slice (isNew or has) shorter than keys")
 
 // Set is a set of keys that only grows.
 //
@@ -82,9 +99,28 @@ var ErrShortBatch = errors.New("seen: AddBatch: isNew shorter than keys")
 // returns any other error, the outcome for the keys involved is unknown:
 // they may or may not have been recorded, and isNew is unspecified.
 //
+// Contains and Insert split AddBatch in two steps, for a caller that must
+// make something durable between the check and the add (write its output,
+// record a checkpoint) so that a crash at any point loses nothing:
+//
+//   - Contains sets has[i] to whether keys[i] is recorded, and changes
+//     nothing. A key repeated in keys gets the same answer at each
+//     occurrence. has must be at least len(keys) long, otherwise Contains
+//     returns ErrShortBatch; elements of has past len(keys) are left
+//     alone. After any other error has is unspecified.
+//   - Insert records keys, answering nothing. It is idempotent: inserting
+//     keys that are already recorded (all of them, some, or the same key
+//     twice in one batch) changes nothing, and Len counts each distinct
+//     key once. So after an error, or a crash in the middle of an Insert,
+//     calling it again with the same keys is harmless and completes it.
+//
+// Both are safe to retry. Unlike AddBatch, the pair is not one atomic
+// step: two writers that share a set (Redis) may both find a key absent
+// and both insert it; which of them reports it new is theirs to settle.
+//
 // Len returns the number of distinct keys recorded. Close releases the set's
-// resources; afterwards Add and AddBatch return ErrClosed, Len must not
-// panic, and a second Close returns nil or ErrClosed.
+// resources; afterwards Add, AddBatch, Contains and Insert return ErrClosed,
+// Len must not panic, and a second Close returns nil or ErrClosed.
 //
 // Concurrency is the implementation's to document. Memory is not safe for
 // concurrent use: no method may run at the same time as another on the same
@@ -93,6 +129,8 @@ var ErrShortBatch = errors.New("seen: AddBatch: isNew shorter than keys")
 type Set interface {
 	Add(k Key) (isNew bool, err error)
 	AddBatch(keys []Key, isNew []bool) error
+	Contains(keys []Key, has []bool) error
+	Insert(keys []Key) error
 	Len() int64
 	Close() error
 }

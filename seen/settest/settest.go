@@ -50,6 +50,10 @@ func Run(t *testing.T, open func(t *testing.T) seen.Set) {
 	sub("ZeroKey", testZeroKey)
 	sub("OneBitApart", testOneBitApart)
 	sub("SharedHalves", testSharedHalves)
+	sub("ContainsInsert", testContainsInsert)
+	sub("ContainsReadOnly", testContainsReadOnly)
+	sub("ContainsInsertEdges", testContainsInsertEdges)
+	sub("InsertIdempotent", testInsertIdempotent)
 	sub("Closed", testClosed)
 }
 
@@ -62,6 +66,11 @@ func (m model) add(k seen.Key) bool {
 	}
 	m[k] = struct{}{}
 	return true
+}
+
+func (m model) has(k seen.Key) bool {
+	_, ok := m[k]
+	return ok
 }
 
 func mustAdd(t *testing.T, s seen.Set, k seen.Key, want bool) {
@@ -295,6 +304,185 @@ func testSharedHalves(t *testing.T, s seen.Set) {
 	}
 }
 
+// checkContains looks keys up with Contains and compares each answer with
+// the model; has is one longer than keys, and its last element, and the
+// length of the set, must not change.
+func checkContains(t *testing.T, s seen.Set, m model, keys []seen.Key) {
+	t.Helper()
+	has := make([]bool, len(keys)+1)
+	for i := range has {
+		has[i] = i%2 == 1 // garbage the set must overwrite
+	}
+	tail := has[len(keys)]
+	if err := s.Contains(keys, has); err != nil {
+		t.Fatalf("Contains(%d keys): %v", len(keys), err)
+	}
+	for i, k := range keys {
+		if want := m.has(k); has[i] != want {
+			t.Fatalf("Contains: has[%d] (key %x) = %v, want %v", i, k, has[i], want)
+		}
+	}
+	if has[len(keys)] != tail {
+		t.Fatalf("Contains(%d keys) wrote has[%d], past the keys", len(keys), len(keys))
+	}
+	wantLen(t, s, len(m))
+}
+
+// checkInsert inserts keys and compares Len with the model.
+func checkInsert(t *testing.T, s seen.Set, m model, keys []seen.Key) {
+	t.Helper()
+	if err := s.Insert(keys); err != nil {
+		t.Fatalf("Insert(%d keys): %v", len(keys), err)
+	}
+	for _, k := range keys {
+		m.add(k)
+	}
+	wantLen(t, s, len(m))
+}
+
+// testContainsInsert runs the two-step protocol (Contains, then Insert)
+// over batches of random keys with repeats, within a batch and of keys
+// inserted or added before, checking every answer against the model; each
+// Insert is repeated, as a retry would be, and the keys are then seen by
+// Contains and AddBatch alike. The largest batch is longer than Redis'
+// pipeline chunk.
+func testContainsInsert(t *testing.T, s seen.Set) {
+	r := rand.New(rand.NewPCG(11, 12))
+	m := model{}
+	var pool []seen.Key
+	pick := func() seen.Key {
+		if len(pool) > 0 && r.IntN(3) == 0 {
+			return pool[r.IntN(len(pool))]
+		}
+		k := randKey(r)
+		pool = append(pool, k)
+		return k
+	}
+	for _, n := range []int{0, 1, 2, 3, 15, 16, 17, 100, 1000, 4096, 9000} {
+		keys := make([]seen.Key, n)
+		for i := range keys {
+			keys[i] = pick()
+		}
+		if n >= 3 {
+			keys[n-1] = keys[0]
+			keys[n/2] = keys[0]
+			keys[1] = keys[0]
+		}
+		checkContains(t, s, m, keys)
+		checkInsert(t, s, m, keys)
+		checkInsert(t, s, m, keys) // a retry: changes nothing
+		checkContains(t, s, m, keys)
+		// Single Adds in between, some of keys just inserted.
+		for range 10 {
+			k := pick()
+			mustAdd(t, s, k, m.add(k))
+		}
+		wantLen(t, s, len(m))
+	}
+	// AddBatch agrees: every key is recorded.
+	checkBatch(t, s, m, pool)
+	checkContains(t, s, m, pool)
+}
+
+// testContainsReadOnly: Contains records nothing, so keys it was asked
+// about are still new to Add and AddBatch afterwards, and then found.
+func testContainsReadOnly(t *testing.T, s seen.Set) {
+	r := rand.New(rand.NewPCG(13, 14))
+	m := model{}
+	for round := range 5 {
+		keys := make([]seen.Key, 300*(round+1))
+		for i := range keys {
+			keys[i] = randKey(r)
+		}
+		keys = append(keys, seen.Key{}, key(0, uint64(round)+1))
+		checkContains(t, s, m, keys)
+		checkContains(t, s, m, keys) // asked twice: still absent
+		half := len(keys) / 2
+		for _, k := range keys[:half] {
+			mustAdd(t, s, k, m.add(k))
+		}
+		checkBatch(t, s, m, keys[half:])
+		checkContains(t, s, m, keys)
+	}
+}
+
+func testContainsInsertEdges(t *testing.T, s seen.Set) {
+	var zero seen.Key
+	m := model{}
+	// Empty and nil batches answer and change nothing.
+	if err := s.Contains(nil, nil); err != nil {
+		t.Fatalf("Contains(nil, nil): %v", err)
+	}
+	if err := s.Contains([]seen.Key{}, []bool{true}); err != nil {
+		t.Fatalf("Contains(empty): %v", err)
+	}
+	if err := s.Insert(nil); err != nil {
+		t.Fatalf("Insert(nil): %v", err)
+	}
+	if err := s.Insert([]seen.Key{}); err != nil {
+		t.Fatalf("Insert(empty): %v", err)
+	}
+	wantLen(t, s, 0)
+	// The zero key, and keys with a zero half.
+	checkContains(t, s, m, []seen.Key{zero, key(1, 0), key(0, 1)})
+	checkInsert(t, s, m, []seen.Key{zero, zero})
+	checkContains(t, s, m, []seen.Key{zero, key(1, 0), key(0, 1), zero})
+	mustAdd(t, s, zero, false)
+	checkInsert(t, s, m, []seen.Key{key(0, 1), zero, key(1, 0)})
+	checkContains(t, s, m, []seen.Key{key(1, 0), zero, key(0, 1), key(1, 1)})
+	// A short has: ErrShortBatch, has untouched, nothing recorded.
+	has := []bool{true, false}
+	err := s.Contains([]seen.Key{key(2, 2), key(3, 3), zero}, has)
+	if !errors.Is(err, seen.ErrShortBatch) {
+		t.Fatalf("Contains with short has: err = %v, want ErrShortBatch", err)
+	}
+	if !has[0] || has[1] {
+		t.Fatalf("Contains with short has wrote has: %v", has)
+	}
+	wantLen(t, s, len(m))
+	mustAdd(t, s, key(2, 2), m.add(key(2, 2)))
+	wantLen(t, s, len(m))
+}
+
+// testInsertIdempotent: inserting keys that are recorded already, by
+// Insert or Add, in whole or in part, changes nothing, and Len counts each
+// distinct key once.
+func testInsertIdempotent(t *testing.T, s seen.Set) {
+	r := rand.New(rand.NewPCG(15, 16))
+	m := model{}
+	base := make([]seen.Key, 2000)
+	for i := range base {
+		base[i] = randKey(r)
+	}
+	// Every key three times, shuffled.
+	var keys []seen.Key
+	for range 3 {
+		keys = append(keys, base...)
+	}
+	r.Shuffle(len(keys), func(a, b int) { keys[a], keys[b] = keys[b], keys[a] })
+	checkInsert(t, s, m, keys[:len(keys)/2])
+	checkInsert(t, s, m, keys) // a retry of a longer batch
+	if len(m) != len(base) {
+		t.Fatalf("model holds %d keys, want %d", len(m), len(base))
+	}
+	checkInsert(t, s, m, base[100:300])
+	// Keys added one by one, then inserted among new ones.
+	extra := []seen.Key{randKey(r), randKey(r), randKey(r)}
+	for _, k := range extra {
+		mustAdd(t, s, k, m.add(k))
+	}
+	mixed := append([]seen.Key{randKey(r)}, extra...)
+	mixed = append(mixed, base[:10]...)
+	mixed = append(mixed, randKey(r))
+	checkInsert(t, s, m, mixed)
+	// Inserted keys are not new to Add or AddBatch.
+	for _, k := range mixed {
+		mustAdd(t, s, k, false)
+	}
+	checkBatch(t, s, m, keys[:1000])
+	checkContains(t, s, m, mixed)
+}
+
 func testClosed(t *testing.T, s seen.Set) {
 	mustAdd(t, s, key(9, 9), true)
 	if err := s.Close(); err != nil {
@@ -308,6 +496,12 @@ func testClosed(t *testing.T, s seen.Set) {
 	}
 	if err := s.AddBatch([]seen.Key{key(9, 9), key(11, 11)}, make([]bool, 2)); !errors.Is(err, seen.ErrClosed) {
 		t.Errorf("AddBatch after Close: err = %v, want ErrClosed", err)
+	}
+	if err := s.Contains([]seen.Key{key(9, 9), key(11, 11)}, make([]bool, 2)); !errors.Is(err, seen.ErrClosed) {
+		t.Errorf("Contains after Close: err = %v, want ErrClosed", err)
+	}
+	if err := s.Insert([]seen.Key{key(9, 9), key(12, 12)}); !errors.Is(err, seen.ErrClosed) {
+		t.Errorf("Insert after Close: err = %v, want ErrClosed", err)
 	}
 	_ = s.Len() // must not panic
 	if err := s.Close(); err != nil && !errors.Is(err, seen.ErrClosed) {

@@ -1,0 +1,72 @@
+package seen_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uriscan/uriscan/seen"
+)
+
+func TestRedactURL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"redis://u:s3cr3t@h:1/0", "redis://u:***@h:1/0"},
+		{"redis://:pw@h", "redis://:***@h"},
+		{"rediss+cluster://u:p%40ss@h1:1,h2:2?dial_timeout=1", "rediss+cluster://u:***@h1:1,h2:2?dial_timeout=1"},
+		{"redis://u:pa/ss@h/1", "redis://u:***@h/1"}, // an unescaped '/' in the password
+		{"redis://u:pa@ss@h", "redis://u:***@h"},
+		{"redis://h?password=x&a=b&sentinel_password=y", "redis://h?password=***&a=b&sentinel_password=***"},
+		{"u:pw@h:1", "u:***@h:1"},
+		{"redis://u@h", "redis://u@h"},
+		{"redis://h:6379/0?prefix=a:", "redis://h:6379/0?prefix=a:"},
+		{"redis://h1:7000,h2:7001", "redis://h1:7000,h2:7001"},
+		{"", ""},
+	} {
+		if got := seen.RedactURL(c.in); got != c.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestRedisURLNoPassword: no error from OpenRedisURL or OpenRedis holds
+// the password, whether the URL is malformed, refused by go-redis, or
+// nothing listens (port 1). The opens that dial run in parallel: each
+// takes go-redis' dial retries, about 1.7 s.
+func TestRedisURLNoPassword(t *testing.T) {
+	const pw = "s3cr3t-pw"
+	for _, spec := range []string{
+		"redis://u:s3cr3t-pw@127.0.0.1:1/0",
+		"redis://:s3cr3t%2Dpw@127.0.0.1:1",            // decodes to the password
+		"redis://u:s3cr3t-pw@127.0.0.1:1,127.0.0.1:2", // a cluster
+		"redis://u:s3cr3t-pw@127.0.0.1:70x0",
+		"redis://u:s3cr3t-pw@h1:1,",
+		"redis://u:s3cr3t-pw@127.0.0.1:1?bogus=1",
+		"redis://127.0.0.1:1?password=s3cr3t-pw",
+		"redis://u:s3cr3t-pw/x@127.0.0.1:1", // an unescaped '/'
+		"redis://u:s3cr3t-pw@127.0.0.1:1/9?prefix=a{b",
+		"http://u:s3cr3t-pw@h",
+	} {
+		t.Run("", func(t *testing.T) {
+			t.Parallel()
+			r, err := seen.OpenRedisURL(spec, &seen.RedisOptions{DialTimeout: time.Second})
+			if err == nil {
+				r.Close()
+				t.Fatalf("OpenRedisURL(%s) succeeded", seen.RedactURL(spec))
+			}
+			if strings.Contains(err.Error(), "s3cr3t") {
+				t.Errorf("OpenRedisURL(%s): the error holds the password: %v", seen.RedactURL(spec), err)
+			}
+			if !strings.HasPrefix(err.Error(), "seen: OpenRedisURL ") || !strings.Contains(err.Error(), "***") {
+				t.Errorf("OpenRedisURL(%s): err = %v, want it to name the redacted URL", seen.RedactURL(spec), err)
+			}
+			t.Logf("%s: %v", seen.RedactURL(spec), err)
+		})
+	}
+	t.Run("OpenRedis", func(t *testing.T) {
+		t.Parallel()
+		_, err := seen.OpenRedis([]string{"127.0.0.1:1"}, &seen.RedisOptions{Password: pw, DialTimeout: time.Second})
+		if err == nil || strings.Contains(err.Error(), pw) {
+			t.Errorf("OpenRedis with a password: err = %v, want an error without the password", err)
+		}
+	})
+}
