@@ -97,6 +97,18 @@ func (h *Hasher) SumBytes(canonical []byte) [16]byte {
 	return h.hk.Sum128(canonical)
 }
 
+// KeyFingerprint returns 16 hex digits that tell keys apart without
+// revealing them: the first 8 bytes of the HighwayHash-128, under the key,
+// of a fixed string. A persistent seen-set records it so that a run with
+// another key is refused (its digests would match nothing in the set).
+func (h *Hasher) KeyFingerprint() string {
+	sum := h.hk.Sum128([]byte("uriscan key fingerprint v1"))
+	return hex.EncodeToString(sum[:8])
+}
+
+// Level returns the level the Hasher normalizes at.
+func (h *Hasher) Level() Level { return h.level }
+
 // ReadKeyFile reads a hash key from a file holding 64 hex digits (32
 // bytes), surrounding white space allowed.
 func ReadKeyFile(name string) ([]byte, error) {

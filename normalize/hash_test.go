@@ -120,3 +120,21 @@ func TestSumIsAppendThenHash(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyFingerprint: the fingerprint is fixed for a key, differs between
+// keys and does not contain the key.
+func TestKeyFingerprint(t *testing.T) {
+	k1, k2 := make([]byte, KeySize), make([]byte, KeySize)
+	k2[31] = 1
+	h1, _ := NewHasher(k1, Scheme)
+	h1b, _ := NewHasher(k1, Crawler)
+	h2, _ := NewHasher(k2, Scheme)
+	f1, f2 := h1.KeyFingerprint(), h2.KeyFingerprint()
+	if f1 != h1b.KeyFingerprint() || f1 == f2 || len(f1) != 16 {
+		t.Fatalf("fingerprints %s %s %s", f1, h1b.KeyFingerprint(), f2)
+	}
+	want := highwayhash.Sum128([]byte("uriscan key fingerprint v1"), k1)
+	if f1 != hex.EncodeToString(want[:8]) {
+		t.Fatalf("fingerprint %s, want %x", f1, want[:8])
+	}
+}

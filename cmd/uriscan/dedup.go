@@ -1,122 +1,472 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"flag"
+	"fmt"
+	"io"
+	"os"
 	"strconv"
-	"strings"
 
+	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
 )
 
-// dedupBatch is how many records dedup hands the seen-set at once: enough
-// to amortize a round trip to a shared store, small enough to keep output
-// flowing.
-const dedupBatch = 1024
+// defaultDedupBatch is how many records dedup decides at once: enough to
+// amortize a round trip to a shared store and the syncs of --output, small
+// enough to keep output flowing.
+const defaultDedupBatch = 1024
 
-// setupDedup: "uriscan dedup" writes the first line of each equivalence class.
+// setupDedup: "uriscan dedup" writes the first line of each equivalence
+// class.
+//
+// Each batch of lines goes through four steps, in this order: (1) ask the
+// store which keys it holds (read-only); (2) write the new lines, flush,
+// and with --output sync the file; (3) with a checkpoint, record where the
+// input is decided up to and the output's length; (4) add the new keys to
+// the store. A kill between any two steps loses nothing: before (3) the
+// batch is not decided (its keys are not in the store, and a restart
+// truncates --output to the last checkpoint's length), after it a restart
+// adds the batch's keys again. So --output is exactly once, and standard
+// output at least once (a kill may repeat the last batch's lines). See
+// checkpoint.
 func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
-	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR or redis://HOST:PORT[,HOST:PORT...]")
+	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR, redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
+	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+seen.DefaultRedisPrefix+")")
 	level := fs.String("level", "scheme", "equivalence: `syntax`, scheme or crawler (see uriscan help normalize)")
-	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits; persistent and shared stores need the same key every run (default: random)")
+	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits; required with a disk or Redis store, the same every run (default: random, memory only)")
+	output := fs.String("output", "", "write the new lines to `FILE`, exactly once across kills and restarts (progress in FILE.checkpoint; a rerun resumes), instead of standard output")
+	ckptFlag := fs.String("checkpoint", "", "record the progress in `FILE` after every batch, for --resume (default with --output: FILE.checkpoint)")
+	resume := fs.Bool("resume", false, "continue from --checkpoint instead of the top of the input (automatic with --output)")
+	batch := fs.Int("batch", defaultDedupBatch, "`lines` decided (and committed to the store) at once")
 	return func(e *env, files []string) int {
 		lv, ok := normalize.ParseLevel(*level)
 		if !ok {
 			return e.usageError("dedup: --level must be syntax, scheme or crawler, not "+strconv.Quote(*level), e.cmd)
 		}
-		if *store != "memory" && *keyFile == "" {
-			e.errw.WriteString("uriscan: dedup: warning: a random hash key makes a " + *store + " store useless across runs; pass --key-file\n")
+		if *batch < 1 {
+			return e.usageError("dedup: --batch must be at least 1", e.cmd)
+		}
+		shown := seen.RedactURL(*store)
+		persistent := *store != "memory"
+		if persistent && *keyFile == "" {
+			return e.usageError("dedup: --store "+shown+" needs --key-file: a store kept across runs only matches the hash key it was made with (make one with: head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > key.hex)", e.cmd)
+		}
+		ckptName := *ckptFlag
+		if ckptName == "" && *output != "" {
+			ckptName = *output + ".checkpoint"
+		}
+		if *resume && ckptName == "" {
+			return e.usageError("dedup: --resume needs --output or --checkpoint (where the progress is recorded)", e.cmd)
+		}
+		if ckptName != "" && *output == "" && !persistent {
+			return e.usageError("dedup: --checkpoint to standard output needs a disk or Redis store: a memory set is gone after the process", e.cmd)
 		}
 		h, code := e.hasher(*keyFile, lv)
 		if h == nil {
 			return code
 		}
-		set, err := openStore(*store)
-		if err != nil {
-			return e.usageError("dedup: --store "+strconv.Quote(*store)+": "+err.Error(), e.cmd)
+		if len(files) == 0 {
+			files = []string{"-"}
 		}
-		d := &deduper{e: e, set: set}
+		params := seen.Params{"level": lv.String()}
+		if persistent {
+			params["key"] = h.KeyFingerprint()
+		}
+		d := &deduper{e: e, h: h, batchMax: *batch, out: e.out, ckptName: ckptName,
+			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output}}
+		set, err := openStore(*store, *prefix, params)
+		if err != nil {
+			e.ioError("dedup: --store " + shown + ": " + err.Error())
+			e.flush()
+			return exitUsage
+		}
+		d.set = set
+		if err := d.open(*output, *resume || *output != ""); err != nil {
+			set.Close()
+			e.ioError("dedup: " + err.Error())
+			e.flush()
+			return exitUsage
+		}
+		e.finish = d.finish
 		// Before a read that may block, settle the batch so output keeps up
 		// with a slow input ("tail -f log | uriscan dedup").
 		e.sc.beforeRead = func() { d.flush(); e.flush() }
-		code = e.eachRecord(files, func(name string, s *recordScanner) {
-			d.lines++
-			if s.ParseError() != nil {
-				d.invalid++
-				e.reportLine(name, s)
-				return
-			}
-			d.keys = append(d.keys, seen.Key(h.Sum(s.URI())))
-			d.text = append(d.text, s.Bytes()...)
-			d.text = append(d.text, '\n')
-			d.ends = append(d.ends, len(d.text))
-			if len(d.keys) == dedupBatch {
-				d.flush()
-			}
-		})
+		e.endFile = d.endFile
+		code = e.eachRecord(files, d.record)
 		d.flush()
-		if err := set.Close(); err != nil && d.err == nil {
-			d.err = err
+		if d.err == nil && !e.stopped() && !e.halt && e.werr == nil {
+			d.ckpt.Done = true
+			d.saveCheckpoint()
 		}
-		if d.err != nil {
-			e.ioError("dedup: store: " + d.err.Error())
+		d.finish()
+		e.flush()
+		if d.err != nil || d.werr != nil {
 			code = exitUsage
 		}
-		e.errw.WriteString("uriscan: dedup: lines " + strconv.FormatInt(d.lines, 10) +
-			", invalid " + strconv.FormatInt(d.invalid, 10) +
-			", unique " + strconv.FormatInt(d.unique, 10) +
-			", duplicates " + strconv.FormatInt(d.lines-d.invalid-d.unique, 10) + "\n")
-		e.flush()
 		return code
 	}
 }
 
-// deduper holds one batch of valid records on their way to the set.
+// deduper decides a dedup run's lines, a batch at a time.
 type deduper struct {
-	e                      *env
-	set                    seen.Set
-	keys                   []seen.Key
-	isNew                  []bool
-	text                   []byte // the batch's lines, each ending in "\n"
-	ends                   []int  // end of each line in text
-	lines, invalid, unique int64
-	err                    error
+	e        *env
+	set      seen.Set
+	h        *normalize.Hasher
+	batchMax int
+
+	// The batch: keys of its valid lines, their text (each ending in
+	// "\n", line i is text[ends[i-1]:ends[i]]), and its other lines.
+	keys    []seen.Key
+	text    []byte
+	ends    []int
+	pending dedupCounts // the batch's lines, blank and invalid
+	has     []bool
+	newKeys []seen.Key
+	inBatch map[seen.Key]struct{}
+
+	counts dedupCounts // decided lines
+	pos    inputPos    // the input is read and handled up to here
+	start  inputPos    // where the batch starts (the last checkpoint's Next)
+
+	// Resuming: the lines up to replayTo were decided by the run before;
+	// their keys are added again (replay) and nothing is written.
+	replaying bool
+	replayTo  inputPos
+	replay    []seen.Key
+	resumed   bool
+
+	out      *bufio.Writer // where the new lines go
+	file     *os.File      // --output, or nil
+	outLen   int64         // bytes of the output file decided
+	ckptName string        // "" for no checkpoint
+	ckpt     checkpoint
+
+	err, werr error  // a store or checkpoint error, an output error: the run stops
+	failedAt  string // what failed
+	finished  bool
 }
 
-// flush adds the batch to the set and writes the lines that were new, in
-// input order.
-func (d *deduper) flush() {
-	if len(d.keys) == 0 {
-		return
-	}
-	if d.err == nil {
-		d.isNew = append(d.isNew[:0], make([]bool, len(d.keys))...)
-		if err := d.set.AddBatch(d.keys, d.isNew); err != nil {
-			d.err = err
-		} else {
-			start := 0
-			for i, end := range d.ends {
-				if d.isNew[i] {
-					d.unique++
-					d.e.out.Write(d.text[start:end])
-				}
-				start = end
+// open prepares the output and, when resuming, the position: the
+// checkpoint says where the input is decided up to; the output file is
+// cut to the length it records; a memory set gets the output's keys back.
+func (d *deduper) open(output string, resume bool) error {
+	var c checkpoint
+	found := false
+	if d.ckptName != "" {
+		var err error
+		if c, found, err = readCheckpoint(d.ckptName); err != nil {
+			return err
+		}
+		if found && !resume {
+			return fmt.Errorf("--checkpoint %s exists: pass --resume to continue from it, or remove it to start over", d.ckptName)
+		}
+		if found {
+			if why := c.matches(&d.ckpt); why != "" {
+				return fmt.Errorf("checkpoint %s does not belong to this run: %s (remove it to start over)", d.ckptName, why)
 			}
 		}
 	}
+	if output != "" {
+		f, err := os.OpenFile(output, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return err
+		}
+		switch {
+		case !found && fi.Size() > 0:
+			f.Close()
+			return fmt.Errorf("--output %s exists and has no checkpoint %s: not overwriting it (remove it, or choose another file)", output, d.ckptName)
+		case found && fi.Size() < c.OutputLength:
+			f.Close()
+			return fmt.Errorf("--output %s has %d bytes, its checkpoint %s says %d were written: the file was changed; remove both to start over", output, fi.Size(), d.ckptName, c.OutputLength)
+		}
+		if err := f.Truncate(c.OutputLength); err != nil { // 0 without a checkpoint
+			f.Close()
+			return err
+		}
+		if _, err := f.Seek(c.OutputLength, io.SeekStart); err != nil {
+			f.Close()
+			return err
+		}
+		d.file, d.outLen = f, c.OutputLength
+		d.out = bufio.NewWriterSize(f, writeBufSize)
+		if found {
+			if _, ok := d.set.(*seen.Memory); ok {
+				if err := d.rebuild(output, c.OutputLength); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if !found {
+		if d.ckptName != "" {
+			// Recorded before anything is written: a restart always finds
+			// it or an empty output.
+			d.saveCheckpoint()
+		}
+		return d.err
+	}
+	d.resumed = true
+	d.counts, d.start, d.pos = c.Counts, c.Next, c.Next
+	d.e.start = c.Batch
+	if c.Batch.before(c.Next) {
+		d.replaying, d.replayTo = true, c.Next
+		d.pos = c.Batch
+	}
+	d.ckpt.OutputLength, d.ckpt.Counts, d.ckpt.Batch, d.ckpt.Next = c.OutputLength, c.Counts, c.Batch, c.Next
+	return nil
+}
+
+// rebuild adds the keys of the first n bytes of the output file to a
+// memory set: what the run before had seen.
+func (d *deduper) rebuild(name string, n int64) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var ls uriscan.LineScanner
+	ls.Reset(io.LimitReader(f, n))
+	ls.SetMaxLine(d.e.sc.ls.MaxLine())
+	var keys []seen.Key
+	for ls.Scan() {
+		if !ls.Valid() {
+			return fmt.Errorf("--output %s: line %d is not a URI-reference: the file was changed; remove it and its checkpoint to start over", name, ls.Line())
+		}
+		keys = append(keys, seen.Key(d.h.Sum(ls.URI())))
+		if len(keys) == 8192 {
+			if err := d.set.Insert(keys); err != nil {
+				return err
+			}
+			keys = keys[:0]
+		}
+	}
+	if err := ls.Err(); err != nil {
+		return err
+	}
+	return d.set.Insert(keys)
+}
+
+// record takes one input line.
+func (d *deduper) record(name string, s *recordScanner) {
+	pos := inputPos{File: d.e.fileIdx, Offset: s.ls.NextOffset(), Line: s.Line()}
+	blank := s.Len() == 0
+	if d.replaying {
+		if s.ParseError() == nil && !blank {
+			d.replay = append(d.replay, seen.Key(d.h.Sum(s.URI())))
+		}
+		d.pos = pos
+		if !pos.before(d.replayTo) {
+			d.endReplay()
+		}
+		return
+	}
+	d.pos = pos
+	d.pending.Lines++
+	switch {
+	case blank:
+		d.pending.Blank++
+	case s.ParseError() != nil:
+		d.pending.Invalid++
+		d.e.reportLine(name, s)
+	default:
+		d.keys = append(d.keys, seen.Key(d.h.Sum(s.URI())))
+		d.text = append(d.text, s.Bytes()...)
+		d.text = append(d.text, '\n')
+		d.ends = append(d.ends, len(d.text))
+		if len(d.keys) >= d.batchMax {
+			d.flush()
+		}
+	}
+}
+
+// endReplay adds the replayed keys: the last batch of the run before,
+// whose keys may not have reached the store.
+func (d *deduper) endReplay() {
+	d.replaying = false
+	if d.pos != d.replayTo {
+		d.fail("resume", fmt.Errorf("the input does not match the checkpoint: a line ends at %s:%d offset %d, the checkpoint at line %d offset %d",
+			d.ckpt.Inputs[d.pos.File], d.pos.Line, d.pos.Offset, d.replayTo.Line, d.replayTo.Offset))
+		return
+	}
+	if err := d.set.Insert(d.replay); err != nil {
+		d.fail("store", err)
+	}
+	d.replay = nil
+}
+
+// endFile ends a batch at the end of each input, so a batch never spans
+// two.
+func (d *deduper) endFile() {
+	if d.replaying {
+		d.fail("resume", fmt.Errorf("%s ended before the checkpoint's position (line %d, offset %d)", d.ckpt.Inputs[d.e.fileIdx], d.replayTo.Line, d.replayTo.Offset))
+		return
+	}
+	d.flush()
+	// The next input starts at its top.
+	if d.err == nil && d.werr == nil && d.e.fileIdx+1 < len(d.ckpt.Inputs) {
+		d.pos = inputPos{File: d.e.fileIdx + 1}
+		d.start = d.pos
+	}
+}
+
+// fail stops the run on a store, checkpoint or resume error.
+func (d *deduper) fail(what string, err error) {
+	if d.err == nil && d.werr == nil {
+		d.err, d.failedAt = err, what
+	}
+	d.e.halt = true
+}
+
+// flush decides the batch: which lines are new (the store's answer and
+// the batch's own repeats), writes them, records the checkpoint, then adds
+// their keys to the store.
+func (d *deduper) flush() {
+	if d.err != nil || d.werr != nil || d.replaying {
+		return
+	}
+	if len(d.keys) > 0 {
+		if cap(d.has) < len(d.keys) {
+			d.has = make([]bool, len(d.keys), d.batchMax)
+		}
+		d.has = d.has[:len(d.keys)]
+		if err := d.set.Contains(d.keys, d.has); err != nil {
+			d.fail("store", err)
+			return
+		}
+		if d.inBatch == nil {
+			d.inBatch = make(map[seen.Key]struct{}, d.batchMax)
+		}
+		clear(d.inBatch)
+		d.newKeys = d.newKeys[:0]
+		start, written := 0, int64(0)
+		for i, end := range d.ends {
+			k := d.keys[i]
+			if _, dup := d.inBatch[k]; !d.has[i] && !dup {
+				d.inBatch[k] = struct{}{}
+				d.newKeys = append(d.newKeys, k)
+				d.out.Write(d.text[start:end])
+				written += int64(end - start)
+			}
+			start = end
+		}
+		if err := d.syncOutput(); err != nil {
+			d.werr, d.failedAt = err, "output"
+			d.e.halt = true
+			return
+		}
+		d.outLen += written
+		d.pending.Unique += int64(len(d.newKeys))
+	} else if d.pending.Lines == 0 {
+		return // nothing read since the last checkpoint
+	}
+	d.counts.Lines += d.pending.Lines
+	d.counts.Blank += d.pending.Blank
+	d.counts.Invalid += d.pending.Invalid
+	d.counts.Unique += d.pending.Unique
+	d.pending = dedupCounts{}
+	d.ckpt.Batch, d.ckpt.Next = d.start, d.pos
+	d.saveCheckpoint()
+	if d.err == nil && len(d.newKeys) > 0 {
+		if err := d.set.Insert(d.newKeys); err != nil {
+			d.fail("store", err)
+		}
+	}
+	d.start = d.pos
 	d.keys, d.text, d.ends = d.keys[:0], d.text[:0], d.ends[:0]
 }
 
-// openStore opens the seen-set a --store value names.
-func openStore(spec string) (seen.Set, error) {
+// syncOutput flushes the new lines, and syncs an --output file.
+func (d *deduper) syncOutput() error {
+	if err := d.out.Flush(); err != nil {
+		return err
+	}
+	if d.file != nil {
+		return d.file.Sync()
+	}
+	return nil
+}
+
+// saveCheckpoint records the progress, if there is a checkpoint.
+func (d *deduper) saveCheckpoint() {
+	if d.ckptName == "" {
+		return
+	}
+	d.ckpt.OutputLength, d.ckpt.Counts = d.outLen, d.counts
+	if err := d.ckpt.write(d.ckptName); err != nil {
+		d.fail("checkpoint", err)
+	}
+}
+
+// finish closes the store and the output and prints the summary; once.
+func (d *deduper) finish() {
+	if d.finished {
+		return
+	}
+	d.finished = true
+	if err := d.set.Close(); err != nil && d.err == nil {
+		d.fail("store", err)
+	}
+	if d.file != nil {
+		if err := d.file.Close(); err != nil && d.werr == nil && d.err == nil {
+			d.werr, d.failedAt = err, "output"
+		}
+	}
+	e := d.e
+	c := d.counts
+	var b []byte
+	b = append(b, "uriscan: dedup: lines "...)
+	b = strconv.AppendInt(b, c.Lines, 10)
+	b = append(b, ", blank "...)
+	b = strconv.AppendInt(b, c.Blank, 10)
+	b = append(b, ", invalid "...)
+	b = strconv.AppendInt(b, c.Invalid, 10)
+	b = append(b, ", unique "...)
+	b = strconv.AppendInt(b, c.Unique, 10)
+	b = append(b, ", duplicates "...)
+	b = strconv.AppendInt(b, c.Lines-c.Blank-c.Invalid-c.Unique, 10)
+	if d.resumed {
+		b = append(b, " (resumed from "...)
+		b = append(b, d.ckptName...)
+		b = append(b, ')')
+	}
+	b = append(b, '\n')
+	e.errw.Write(b)
+	if err := errors.Join(d.err, d.werr); err != nil {
+		name := "-"
+		if d.start.File < len(d.ckpt.Inputs) {
+			name = d.ckpt.Inputs[d.start.File]
+		}
+		if name == "-" {
+			name = stdinName
+		}
+		undecided := d.pending.Lines
+		msg := fmt.Sprintf("dedup: %s: %v\nuriscan: dedup: stopped: the input is decided up to %s:%d; %d lines read after it were not decided, and the rest of the input was not read",
+			d.failedAt, err, name, d.start.Line, undecided)
+		if d.ckptName != "" {
+			msg += "; rerun with --resume (automatic with --output) to continue"
+		}
+		e.ioError(msg)
+	}
+}
+
+// openStore opens the seen-set a --store value names, recording or
+// checking params in a persistent one.
+func openStore(spec, prefix string, params seen.Params) (seen.Set, error) {
 	switch {
 	case spec == "memory":
 		return seen.NewMemory(1 << 16), nil
-	case strings.HasPrefix(spec, "disk:"):
-		return openDiskStore(strings.TrimPrefix(spec, "disk:"))
-	case strings.HasPrefix(spec, "redis://"):
-		return openRedisStore(strings.Split(strings.TrimPrefix(spec, "redis://"), ","))
+	case len(spec) > 5 && spec[:5] == "disk:":
+		return openDiskStore(spec[5:], params)
+	case isRedisURL(spec):
+		return seen.OpenRedisURL(spec, &seen.RedisOptions{Prefix: prefix, Params: params})
 	}
-	return nil, errors.New("want memory, disk:DIR or redis://HOST:PORT[,HOST:PORT...]")
+	return nil, errors.New("want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
 }

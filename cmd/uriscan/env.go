@@ -3,10 +3,17 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/uriscan/uriscan"
 )
 
 const writeBufSize = 64 << 10
@@ -25,6 +32,25 @@ type env struct {
 	ioFail  bool  // an input could not be read: exit 2
 	invalid bool  // some line was invalid: exit 1
 	werr    error // first error writing output; stops the input loop
+	halt    bool  // the command stopped the input loop (a store error)
+
+	// start is where the input loop begins (dedup's resume): files
+	// before start.File are skipped, that file is read from start.Offset.
+	start inputPos
+	// fileIdx is the index of the input being read.
+	fileIdx int
+	// endFile, if set, is called after the last line of each input.
+	endFile func()
+
+	// Signals (main only): sig is the signal that asked the run to stop;
+	// the input loop holds mu except while it waits in a read, so that a
+	// signal that arrives then can finish the run from its own goroutine
+	// (finish, set by the command, settles what it holds: dedup commits
+	// and prints its summary).
+	sig    atomic.Int32
+	mu     sync.Mutex
+	done   bool
+	finish func()
 }
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
@@ -36,7 +62,50 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 	// Flush before blocking on input, so that "tail -f log | uriscan
 	// validate" reports as it goes; on files this is once per read buffer.
 	e.sc.beforeRead = e.flush
+	e.sc.mu = &e.mu
+	e.sc.stop = e.stopped
 	return e
+}
+
+// stopped reports whether a signal asked the run to stop.
+func (e *env) stopped() bool { return e.sig.Load() != 0 }
+
+// exitSignal is the exit status for a run a signal stopped: 128 + its
+// number, as shells report it (130 for SIGINT, 143 for SIGTERM).
+func exitSignal(sig int32) int { return 128 + int(sig) }
+
+// interrupted handles a signal (SIGINT, SIGTERM) that main caught: the
+// input loop stops at the next line, or, if it is waiting in a read, the
+// run is finished from here (output flushed, finish called) and the
+// process exits.
+func (e *env) interrupted(sig syscall.Signal) {
+	if !e.sig.CompareAndSwap(0, int32(sig)) {
+		os.Exit(exitSignal(int32(sig))) // a second signal: now
+	}
+	e.mu.Lock()
+	if e.done {
+		e.mu.Unlock()
+		return // the run ended, and main exits with the signal's status
+	}
+	// The input loop waits in a read (it holds mu otherwise): what it
+	// read so far is settled (flush runs before every read).
+	if e.finish != nil {
+		e.finish()
+	}
+	e.flush()
+	e.errw.WriteString("uriscan: interrupted by " + signalName(sig) + "\n")
+	e.errw.Flush()
+	os.Exit(exitSignal(int32(sig)))
+}
+
+func signalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
 }
 
 func (e *env) flush() {
@@ -60,30 +129,54 @@ func (e *env) status() int {
 // eachRecord calls fn for every line of every file in order (standard
 // input if there are none), then returns the exit status. A file that
 // cannot be read is reported and skipped. Invalid lines are counted for the
-// exit status; reporting them is fn's job.
+// exit status; reporting them is fn's job. The loop stops early on an
+// output error, a signal, or when fn sets halt.
 func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner)) int {
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
-	for _, file := range files {
-		if e.werr != nil {
+	for i, file := range files {
+		if e.werr != nil || e.halt || e.stopped() {
 			break
 		}
+		if i < e.start.File {
+			continue
+		}
+		e.fileIdx = i
 		name, r, closeFn, err := e.open(file)
 		if err != nil {
 			e.ioError(err.Error())
 			continue
 		}
 		s := &e.sc
-		s.Reset(r)
-		for e.werr == nil && s.Scan() {
+		if i == e.start.File && e.start.Offset > 0 {
+			if err := skipInput(r, e.start.Offset); err != nil {
+				e.ioError(name + ": resuming at offset " + strconv.FormatInt(e.start.Offset, 10) + ": " + err.Error())
+				closeFn()
+				e.halt = true
+				break
+			}
+			s.Reset(r)
+			s.ls.StartAt(e.start.Offset, e.start.Line)
+		} else {
+			s.Reset(r)
+		}
+		for e.werr == nil && !e.halt && !e.stopped() && s.Scan() {
 			if s.perr != nil {
 				e.invalid = true
 			}
 			fn(name, s)
 		}
-		if err := s.Err(); err != nil {
-			e.ioError(name + ": " + err.Error())
+		if err := s.Err(); err != nil && !errors.Is(err, errInterrupted) {
+			var te *uriscan.TruncatedError
+			if errors.As(err, &te) {
+				e.ioError(fmt.Sprintf("%s:%d: the last line (%d bytes, offset %d) was cut short by a read error, and is not taken: %v", name, te.Line, te.Len, te.Offset, te.Err))
+			} else {
+				e.ioError(name + ": " + err.Error())
+			}
+		}
+		if e.endFile != nil {
+			e.endFile()
 		}
 		if err := closeFn(); err != nil {
 			e.ioError(name + ": " + err.Error())
@@ -95,6 +188,28 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 		e.errw.WriteString("uriscan: writing output: " + e.werr.Error() + "\n")
 	}
 	return e.status()
+}
+
+// skipInput moves r past its first n bytes: a seek for a plain file, reads
+// otherwise.
+func skipInput(r io.Reader, n int64) error {
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() < n {
+				return fmt.Errorf("the file has %d bytes", fi.Size())
+			}
+			_, err := f.Seek(n, io.SeekStart)
+			return err
+		}
+	}
+	m, err := io.CopyN(io.Discard, r, n)
+	if m < n {
+		if err == nil || err == io.EOF {
+			return fmt.Errorf("the input has %d bytes", m)
+		}
+		return err
+	}
+	return nil
 }
 
 func (e *env) ioError(msg string) {
@@ -127,6 +242,22 @@ func (e *env) open(file string) (name string, r io.Reader, closeFn func() error,
 		}
 		return zerr
 	}, nil
+}
+
+// echoMax is how many bytes of an input line human-readable output quotes.
+const echoMax = 200
+
+// appendEcho appends line quoted (Go syntax), cut to its first echoMax
+// bytes and followed by "...(N bytes)" when it is longer; n is the line's
+// length (a too-long line holds only its first bytes).
+func appendEcho(b, line []byte, n int64) []byte {
+	if n <= echoMax && int64(len(line)) == n {
+		return strconv.AppendQuote(b, string(line))
+	}
+	b = strconv.AppendQuote(b, string(line[:min(len(line), echoMax)]))
+	b = append(b, "...("...)
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, " bytes)"...)
 }
 
 // reportLine writes "NAME:LINE: offset N: REASON" for the current, invalid

@@ -43,7 +43,10 @@ func appendSplitValid(b []byte, line int, u *uriscan.URI) []byte {
 // appendSplitInvalid appends the JSON object "uriscan split" writes for an
 // invalid line: its bytes as "input" if they are UTF-8, else as
 // "input_base64", and the error's offset and reason.
-func appendSplitInvalid(b []byte, line int, text []byte, perr *uriscan.Error) []byte {
+//
+// A line over the line limit holds only its first bytes, which are
+// written as "input"; "input_length" then gives the line's length.
+func appendSplitInvalid(b []byte, line int, text []byte, length int64, perr *uriscan.Error) []byte {
 	b = append(b, `{"line":`...)
 	b = strconv.AppendInt(b, int64(line), 10)
 	if utf8.Valid(text) {
@@ -53,6 +56,10 @@ func appendSplitInvalid(b []byte, line int, text []byte, perr *uriscan.Error) []
 		b = append(b, `,"input_base64":"`...)
 		b = base64.StdEncoding.AppendEncode(b, text)
 		b = append(b, '"')
+	}
+	if length != int64(len(text)) {
+		b = append(b, `,"input_length":`...)
+		b = strconv.AppendInt(b, length, 10)
 	}
 	b = append(b, `,"valid":false,"error":{"offset":`...)
 	b = strconv.AppendInt(b, int64(perr.Offset), 10)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"io"
+	"sync"
 
 	"github.com/uriscan/uriscan"
 )
@@ -19,25 +21,48 @@ type recordScanner struct {
 	// output can be flushed for interactive use ("tail -f log | uriscan
 	// validate"); on files that is once per read buffer.
 	beforeRead func()
+	// mu is held by the input loop except while it waits in a read (see
+	// env.interrupted).
+	mu *sync.Mutex
+	// stop, if set and true, makes the next read fail with errInterrupted.
+	stop func() bool
 }
 
-// flushReader calls flush before every Read of r.
+// errInterrupted ends an input that a signal interrupted.
+var errInterrupted = errors.New("interrupted")
+
+// flushReader calls flush before every Read of r, and releases mu while
+// the read waits.
 type flushReader struct {
 	r     io.Reader
 	flush func()
+	mu    *sync.Mutex
+	stop  func() bool
 }
 
 func (f *flushReader) Read(p []byte) (int, error) {
 	if f.flush != nil {
 		f.flush()
 	}
-	return f.r.Read(p)
+	if f.stop != nil && f.stop() {
+		return 0, errInterrupted
+	}
+	if f.mu == nil {
+		return f.r.Read(p)
+	}
+	f.mu.Unlock()
+	n, err := f.r.Read(p)
+	f.mu.Lock()
+	if f.stop != nil && f.stop() && err == nil {
+		err = errInterrupted
+	}
+	return n, err
 }
 
 // Reset starts a new input: line numbers start again at 1. A nil r drops
 // the reference to the previous input.
 func (s *recordScanner) Reset(r io.Reader) {
-	s.fr = flushReader{r: r, flush: s.beforeRead}
+	s.fr = flushReader{r: r, flush: s.beforeRead, mu: s.mu, stop: s.stop}
 	if r == nil {
 		s.ls.ResetBytes(nil)
 	} else {
@@ -62,9 +87,18 @@ func (s *recordScanner) Scan() bool {
 // Line returns the current line's number, counting from 1 in each input.
 func (s *recordScanner) Line() int { return s.ls.Line() }
 
-// Bytes returns the current line without its terminator; it is valid until
-// the next call to Scan.
+// Bytes returns the current line without its terminator (only its first
+// uriscan.LongLineKept bytes if it is over the line limit); it is valid
+// until the next call to Scan.
 func (s *recordScanner) Bytes() []byte { return s.ls.Bytes() }
+
+// Len returns the current line's length, without its terminator.
+func (s *recordScanner) Len() int64 {
+	if n, ok := s.ls.TooLong(); ok {
+		return n
+	}
+	return int64(len(s.ls.Bytes()))
+}
 
 // URI returns the current line parsed; meaningful only if ParseError is nil.
 func (s *recordScanner) URI() *uriscan.URI { return s.ls.URI() }

@@ -17,11 +17,27 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
+
+	"github.com/uriscan/uriscan"
 )
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+func main() { os.Exit(mainCode()) }
+
+// mainCode runs the command the process's arguments give, with SIGINT and
+// SIGTERM handled (see env.interrupted), and returns the exit status.
+func mainCode() int {
+	e := newEnv(os.Stdin, os.Stdout, os.Stderr)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		for sig := range sigs {
+			e.interrupted(sig.(syscall.Signal))
+		}
+	}()
+	return e.run(os.Args[1:])
 }
 
 // Exit codes.
@@ -135,11 +151,23 @@ func lookup(name string) *command {
 
 // run is the whole program; main only binds it to the process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := newEnv(stdin, stdout, stderr)
+	return newEnv(stdin, stdout, stderr).run(args)
+}
+
+func (e *env) run(args []string) int {
+	e.mu.Lock()
+	defer func() {
+		e.done = true
+		e.mu.Unlock()
+	}()
 	code := e.dispatch(args)
 	if err := e.out.Flush(); err != nil && code != exitUsage {
 		e.errw.WriteString("uriscan: writing output: " + err.Error() + "\n")
 		code = exitUsage
+	}
+	if sig := e.sig.Load(); sig != 0 {
+		e.errw.WriteString("uriscan: interrupted by " + signalName(syscall.Signal(sig)) + "\n")
+		code = exitSignal(sig)
 	}
 	e.errw.Flush()
 	return code
@@ -173,6 +201,13 @@ func (e *env) dispatch(args []string) int {
 		}
 		if err != nil {
 			return e.usageError(c.name+": "+err.Error(), c)
+		}
+		if f := fs.Lookup("max-line"); f != nil {
+			n := f.Value.(flag.Getter).Get().(int)
+			if n < 1 || n > uriscan.MaxLength-2 {
+				return e.usageError(fmt.Sprintf("%s: --max-line must be between 1 and %d, not %d", c.name, uriscan.MaxLength-2, n), c)
+			}
+			e.sc.ls.SetMaxLine(n)
 		}
 		return runCmd(e, files)
 	}
@@ -213,6 +248,9 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 	fs := flag.NewFlagSet("uriscan "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors and help are printed by dispatch
 	fs.Usage = func() {}
+	if c.name != "cpu" { // every command that reads lines
+		fs.Int("max-line", uriscan.DefaultMaxLine, "the longest line taken, in `bytes`; a longer one is invalid (reported with its length) and read past without being held in memory")
+	}
 	return fs, c.setup(fs)
 }
 

@@ -385,11 +385,13 @@ type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left") }
 
+// TestLongLines: lines far longer than the read buffer, within --max-line,
+// are kept whole.
 func TestLongLines(t *testing.T) {
 	long := "http://h/" + strings.Repeat("a", 3<<20)
 	longBad := strings.Repeat("b", 1<<20+5) + " x"
 	in := "http://first/\n" + long + "\r\n" + longBad + "\nhttp://last/"
-	code, out, errs := cli(t, in, "split")
+	code, out, errs := cli(t, in, "split", "--max-line", strconv.Itoa(4<<20))
 	got := lines(out)
 	if code != 1 || len(got) != 4 {
 		t.Fatalf("exit %d, %d lines", code, len(got))
@@ -406,6 +408,84 @@ func TestLongLines(t *testing.T) {
 	}
 	if decode(t, got[3])["input"] != "http://last/" {
 		t.Errorf("last line: %s", got[3])
+	}
+}
+
+// TestMaxLine: a line over --max-line (1 MiB by default) is invalid in
+// every command, reported with its length, echoed cut, never a record;
+// the lines after it are read.
+func TestMaxLine(t *testing.T) {
+	long := "http://h/" + strings.Repeat("a", 1<<20) // 1 MiB + 9
+	in := "http://first/\n" + long + "\r\n\nhttp://last/\n"
+	report := "<stdin>:2: offset 1048576: line of 1048585 bytes is longer than the limit of 1048576 bytes\n"
+	code, out, errs := cli(t, in, "split")
+	got := lines(out)
+	if code != 1 || len(got) != 4 || errs != report {
+		t.Fatalf("split: exit %d, %d lines, stderr %q", code, len(got), errs)
+	}
+	m := decode(t, got[1])
+	if m["input"] != long[:uriscan.LongLineKept] || m["input_length"] != float64(len(long)) || m["valid"] != false {
+		t.Errorf("split: %.300s", got[1])
+	}
+	if decode(t, got[3])["input"] != "http://last/" || decode(t, got[2])["valid"] != true {
+		t.Errorf("split: lines after: %s %s", got[2], got[3])
+	}
+	code, out, errs = cli(t, in, "validate")
+	if want := "<stdin>:2: offset 1048576: line of 1048585 bytes is longer than the limit of 1048576 bytes: " + strconv.Quote(long[:200]) + "...(1048585 bytes)\n"; code != 1 || out != want || errs != "" {
+		t.Errorf("validate: exit %d, out %.400q, stderr %q", code, out, errs)
+	}
+	for _, c := range [][]string{{"normalize"}, {"normalize", "--repair"}, {"resolve", "--base", "http://b/"}} {
+		code, out, errs = cli(t, in, c...)
+		if got := lines(out); code != 1 || len(got) != 4 || got[1] != "" || got[3] != "http://last/" || errs != report {
+			t.Errorf("%v: exit %d, out %q, stderr %q", c, code, got, errs)
+		}
+	}
+	code, out, errs = cli(t, in, "dedup")
+	if code != 1 || out != "http://first/\nhttp://last/\n" || errs != report+"uriscan: dedup: lines 4, blank 1, invalid 1, unique 2, duplicates 0\n" {
+		t.Errorf("dedup: exit %d, out %q, stderr %q", code, out, errs)
+	}
+	// A smaller limit, and the limit's bounds.
+	code, out, _ = cli(t, "http://a/\nhttp://bb/\n", "dedup", "--max-line", "9")
+	if code != 1 || out != "http://a/\n" {
+		t.Errorf("--max-line 9: exit %d, out %q", code, out)
+	}
+	for _, bad := range []string{"0", "-1", "x"} {
+		if code, _, errs := cli(t, "", "split", "--max-line", bad); code != 2 || !strings.Contains(errs, "max-line") {
+			t.Errorf("--max-line %s: exit %d, %q", bad, code, errs)
+		}
+	}
+}
+
+// TestTruncatedInput: a .gz cut short ends with an I/O error naming the
+// line, and its partial last line is not taken.
+func TestTruncatedInput(t *testing.T) {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	for i := range 20000 {
+		fmt.Fprintf(zw, "https://www.example.com/%d\n", i)
+	}
+	zw.Close()
+	name := filepath.Join(t.TempDir(), "cut.gz")
+	os.WriteFile(name, z.Bytes()[:z.Len()/2], 0o644)
+	for _, c := range []string{"split", "dedup", "normalize"} {
+		code, out, errs := cli(t, "", c, name)
+		got := lines(out)
+		last := got[len(got)-1]
+		if code != 2 || !strings.Contains(errs, "was cut short by a read error, and is not taken: unexpected EOF") {
+			t.Errorf("%s: exit %d, stderr %q", c, code, errs)
+		}
+		// Every line written is a whole one.
+		if !strings.HasSuffix(last, strconv.Itoa(len(got)-1)) && !strings.Contains(last, "/"+strconv.Itoa(len(got)-1)+`"`) {
+			t.Errorf("%s: %d lines, the last %q", c, len(got), last)
+		}
+	}
+}
+
+// TestNilError: the methods of a nil *uriscan.Error do not panic.
+func TestNilError(t *testing.T) {
+	var e *uriscan.Error
+	if e.Error() == "" || e.Reason() == "" || e.Unwrap() != nil {
+		t.Fatal("nil *Error")
 	}
 }
 
@@ -618,10 +698,10 @@ func TestNormalizeRepairAndCrawler(t *testing.T) {
 func TestDedup(t *testing.T) {
 	in := "http://a/\nHTTP://A:80/\nhttp://a b\nhttp://b/x/../\nhttp://b/\nhttp://a/\n\r\n"
 	code, out, errs := cli(t, in, "dedup")
-	if want := "http://a/\nhttp://b/x/../\n\n"; code != 1 || out != want {
+	if want := "http://a/\nhttp://b/x/../\n"; code != 1 || out != want {
 		t.Errorf("dedup: exit %d, output %q, want %q", code, out, want)
 	}
-	if !strings.Contains(errs, "<stdin>:3: offset 8:") || !strings.Contains(errs, "dedup: lines 7, invalid 1, unique 3, duplicates 3") {
+	if !strings.Contains(errs, "<stdin>:3: offset 8:") || !strings.Contains(errs, "dedup: lines 7, blank 1, invalid 1, unique 2, duplicates 3") {
 		t.Errorf("stderr %q", errs)
 	}
 	// Syntax level keeps the port apart; crawler level merges the fragment.
@@ -635,7 +715,7 @@ func TestDedup(t *testing.T) {
 	}
 	// More lines than one batch, order kept.
 	var b strings.Builder
-	for i := 0; i < 3*dedupBatch; i++ {
+	for i := 0; i < 3*defaultDedupBatch; i++ {
 		b.WriteString("http://h/" + strconv.Itoa(i%1500) + "\n")
 	}
 	code, out, errs = cli(t, b.String(), "dedup")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/hex"
+	"errors"
 	"flag"
 	"strconv"
 
@@ -38,7 +39,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			perr := s.ParseError()
 			u := s.URI()
 			var rep normalize.Repairs
-			if perr != nil && *repair {
+			if perr != nil && *repair && !errors.Is(perr, uriscan.ErrTooLong) {
 				fixed, rep = normalize.Repair(fixed[:0], s.Bytes())
 				if v, err := uriscan.Parse(fixed); err == nil {
 					u, perr = &v, nil
@@ -53,7 +54,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 				h.Sum(u)
 				buf = append(buf, h.Canonical()...)
 			case jsonl && perr != nil:
-				buf = appendSplitInvalid(buf, s.Line(), s.Bytes(), perr)
+				buf = appendSplitInvalid(buf, s.Line(), s.Bytes(), s.Len(), perr)
 			case jsonl:
 				sum := h.Sum(u)
 				buf = append(buf, `{"line":`...)

@@ -8,7 +8,7 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 		var buf []byte // reused for every line
 		return e.eachRecord(files, func(name string, s *recordScanner) {
 			if perr := s.ParseError(); perr != nil {
-				buf = appendSplitInvalid(buf[:0], s.Line(), s.Bytes(), perr)
+				buf = appendSplitInvalid(buf[:0], s.Line(), s.Bytes(), s.Len(), perr)
 				e.reportLine(name, s)
 			} else {
 				buf = appendSplitValid(buf[:0], s.Line(), s.URI())

@@ -8,6 +8,7 @@ import (
 // setupValidate: "uriscan validate" prints the invalid lines.
 func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
 	return func(e *env, files []string) int {
+		var buf []byte // reused for every line
 		return e.eachRecord(files, func(name string, s *recordScanner) {
 			perr := s.ParseError()
 			if perr == nil {
@@ -22,8 +23,9 @@ func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
 			w.WriteString(": ")
 			w.WriteString(perr.Reason())
 			w.WriteString(": ")
-			w.WriteString(strconv.Quote(string(s.Bytes())))
-			w.WriteByte('\n')
+			buf = appendEcho(buf[:0], s.Bytes(), s.Len())
+			buf = append(buf, '\n')
+			w.Write(buf)
 		})
 	}
 }

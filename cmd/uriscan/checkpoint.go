@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// inputPos is a place in the inputs: file index, byte offset in that
+// file (decompressed) and the number of the line before it.
+type inputPos struct {
+	File   int   `json:"file"`
+	Offset int64 `json:"offset"`
+	Line   int   `json:"line"`
+}
+
+// before reports whether p comes before q.
+func (p inputPos) before(q inputPos) bool {
+	return p.File < q.File || p.File == q.File && p.Offset < q.Offset
+}
+
+// dedupCounts are a dedup run's totals.
+type dedupCounts struct {
+	Lines   int64 `json:"lines"`
+	Blank   int64 `json:"blank"`
+	Invalid int64 `json:"invalid"`
+	Unique  int64 `json:"unique"`
+}
+
+// checkpoint is what dedup records after each batch's new lines are
+// written (and, with --output, synced), before the batch's keys are added
+// to the store:
+//
+//   - Next: where the input is decided up to; a restart reads from there.
+//   - Batch: where that last batch started. Its keys may or may not have
+//     reached the store when the process died, so a restart adds the keys
+//     of the lines from Batch to Next again (adding is idempotent) without
+//     writing them: they were written already.
+//   - OutputLength: the output file's length after the batch; a restart
+//     truncates the file to it, removing lines of a batch whose checkpoint
+//     was never written (their keys were never added, so they are decided
+//     and written again).
+//
+// The file is replaced atomically (written beside, synced, renamed), so a
+// kill leaves the old checkpoint or the new one.
+type checkpoint struct {
+	Version      int               `json:"version"`
+	Store        string            `json:"store"` // with any password redacted
+	Params       map[string]string `json:"params"`
+	Inputs       []string          `json:"inputs"`
+	Output       string            `json:"output,omitempty"`
+	OutputLength int64             `json:"output_length"`
+	Batch        inputPos          `json:"batch"`
+	Next         inputPos          `json:"next"`
+	Counts       dedupCounts       `json:"counts"`
+	Done         bool              `json:"done"`
+}
+
+const checkpointVersion = 1
+
+// readCheckpoint reads the checkpoint in name; ok is false if there is
+// none.
+func readCheckpoint(name string) (c checkpoint, ok bool, err error) {
+	b, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, err
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, false, fmt.Errorf("checkpoint %s: %w", name, err)
+	}
+	if c.Version != checkpointVersion {
+		return c, false, fmt.Errorf("checkpoint %s: version %d, want %d", name, c.Version, checkpointVersion)
+	}
+	return c, true, nil
+}
+
+// write replaces the checkpoint in name atomically.
+func (c *checkpoint) write(name string) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	tmp := name + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint %s: %w", name, err)
+	}
+	return nil
+}
+
+// matches says how the checkpoint differs from this run, or "".
+func (c *checkpoint) matches(run *checkpoint) string {
+	switch {
+	case c.Store != run.Store:
+		return fmt.Sprintf("it was made with --store %s, this run has %s", c.Store, run.Store)
+	case !maps.Equal(c.Params, run.Params):
+		return fmt.Sprintf("it was made with %v, this run has %v", c.Params, run.Params)
+	case !slices.Equal(c.Inputs, run.Inputs):
+		return fmt.Sprintf("it was made for the inputs %q, this run reads %q", c.Inputs, run.Inputs)
+	case absPath(c.Output) != absPath(run.Output):
+		return fmt.Sprintf("it was made for --output %q, this run has %q", c.Output, run.Output)
+	}
+	return ""
+}
+
+func absPath(name string) string {
+	if name == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(name); err == nil {
+		return a
+	}
+	return name
+}
