@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
@@ -73,13 +74,14 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		params := seen.Params{"level": lv.String()}
 		if persistent {
-			params["key"] = h.KeyFingerprint()
+			params["key-fingerprint"] = h.KeyFingerprint()
 		}
 		d := &deduper{e: e, h: h, batchMax: *batch, out: e.out, ckptName: ckptName,
 			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output}}
 		set, err := openStore(*store, *prefix, params)
 		if err != nil {
-			e.ioError("dedup: --store " + shown + ": " + err.Error())
+			// The store's errors name it (password redacted).
+			e.ioError("dedup: " + err.Error())
 			e.flush()
 			return exitUsage
 		}
@@ -463,10 +465,10 @@ func openStore(spec, prefix string, params seen.Params) (seen.Set, error) {
 	switch {
 	case spec == "memory":
 		return seen.NewMemory(1 << 16), nil
-	case len(spec) > 5 && spec[:5] == "disk:":
+	case strings.HasPrefix(spec, "disk:"):
 		return openDiskStore(spec[5:], params)
 	case isRedisURL(spec):
 		return seen.OpenRedisURL(spec, &seen.RedisOptions{Prefix: prefix, Params: params})
 	}
-	return nil, errors.New("want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
+	return nil, errors.New("--store " + seen.RedactURL(spec) + ": want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
 }

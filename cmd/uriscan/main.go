@@ -114,17 +114,33 @@ position and reason go to standard error.`,
 	},
 	{
 		name:     "dedup",
-		synopsis: "[--store memory|disk:DIR|redis://HOST:PORT[,...]] [--level L] [--key-file F] [FILE...]",
+		synopsis: "[--store memory|disk:DIR|redis://...] [--key-file F] [--output FILE] [--level L] [FILE...]",
 		summary:  "write the first line of each equivalence class, in input order",
 		doc: `Writes each line whose normal form (--level, as for normalize) has not
 been seen before, in input order, and a summary on standard error: lines,
-invalid, unique, duplicates. Equivalence is decided on the keyed 128-bit
-HighwayHash of the normal form. The seen-set lives in memory (default), on
-local disk (disk:DIR, survives restarts) or in Redis / Valkey shared by many
-machines (redis://HOST:PORT, several addresses for a Redis Cluster); the
-last two need the same --key-file on every run and machine. Invalid lines
-are reported on standard error and counted, never written.`,
-		example: `uriscan dedup --store disk:/var/lib/crawl/seen --key-file key.hex frontier.txt`,
+blank, invalid, unique, duplicates. Equivalence is decided on the keyed
+128-bit HighwayHash of the normal form. Blank lines are skipped (counted);
+invalid ones are reported on standard error and counted, never written.
+
+The seen-set lives in memory (default), on local disk (disk:DIR, survives
+restarts) or in Redis / Valkey shared by many machines: redis://[USER:PASS@]
+HOST[:PORT][/DB] (rediss:// for TLS; query options as go-redis's ParseURL,
+plus prefix=P), several HOST:PORT separated by commas or redis+cluster:// for
+a Redis Cluster. A disk or Redis store needs --key-file, records the key's
+fingerprint and the level on first use, and refuses a run with others.
+
+Nothing is lost under kill -9: each batch of lines is checked against the
+store, its new lines written and flushed (synced with --output), the
+progress recorded, and only then are its keys added. With --output FILE the
+new lines are written exactly once: progress goes to FILE.checkpoint and a
+rerun of the same command resumes (the file is cut back to the last
+checkpoint and the input is read from there). To standard output they are
+written at least once: a kill may repeat the last batch (and cut its last
+line short), never lose one; --checkpoint F --resume continues from where
+it stopped. A store or output error stops the run with the position decided
+up to. SIGINT and SIGTERM finish the batch, print the summary and exit
+130 / 143.`,
+		example: `uriscan dedup --store disk:/var/lib/crawl/seen --key-file key.hex --output new.txt frontier.txt`,
 		setup:   setupDedup,
 	},
 	{
@@ -280,7 +296,10 @@ func mainUsage(w *bufio.Writer) {
 
 uriscan reads URI references (RFC 3986), one per line, from each FILE in
 turn: "-" or no FILE at all is standard input, a FILE ending in ".gz" is
-decompressed. Lines end in "\n" or "\r\n".
+decompressed. Lines end in "\n" or "\r\n". A line longer than --max-line
+(1 MiB by default) is invalid, reported with its length and read past
+without being held in memory; a last line cut short by a read error is
+reported and not taken.
 
 Commands:
 `)
@@ -293,7 +312,7 @@ Commands:
 	}
 	w.WriteString(`
 Exit status: 0 if every line is valid, 1 if some line is invalid, 2 on a
-usage or I/O error.
+usage or I/O error, 130 / 143 when stopped by SIGINT / SIGTERM.
 `)
 }
 
@@ -304,6 +323,9 @@ func commandUsage(w *bufio.Writer, c *command) {
 		arg, usage := flag.UnquoteUsage(f)
 		if arg != "" {
 			arg = " " + arg
+		}
+		if d := f.DefValue; d != "" && d != "false" && d != "0" && !strings.Contains(usage, "(default") {
+			usage += " (default " + d + ")"
 		}
 		fmt.Fprintf(w, "  --%s%s\n    \t%s\n", f.Name, arg, usage)
 	})

@@ -30,7 +30,7 @@ func TestDedupStoreRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--key-file", key2}, "was made with key="},
+		{[]string{"--key-file", key2}, "was made with key-fingerprint="},
 		{[]string{"--key-file", key1, "--level", "crawler"}, "level=scheme; this run asks for level=crawler"},
 		{nil, "needs --key-file"},
 	} {
@@ -76,7 +76,7 @@ func TestDedupRedisURL(t *testing.T) {
 		}
 	}
 	for _, spec := range []string{"redis://127.0.0.1:6379,", "redis://h:notaport"} {
-		if code, _, errs := cli(t, "", "dedup", "--store", spec, "--key-file", key); code != 2 || !strings.Contains(errs, "--store") {
+		if code, _, errs := cli(t, "", "dedup", "--store", spec, "--key-file", key); code != 2 || !strings.Contains(errs, spec+": ") || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%s: exit %d, stderr %q", spec, code, errs)
 		}
 	}

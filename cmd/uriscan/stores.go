@@ -10,7 +10,7 @@ import (
 // openDiskStore opens (or creates) the Pebble seen-set in dir.
 func openDiskStore(dir string, params seen.Params) (seen.Set, error) {
 	if dir == "" {
-		return nil, errors.New("disk: needs a directory, as disk:DIR")
+		return nil, errors.New("--store disk: needs a directory, as disk:DIR")
 	}
 	return seen.OpenDisk(dir, &seen.DiskOptions{Params: params})
 }
