@@ -330,7 +330,17 @@ func (s *LineScanner) fill() bool {
 	}
 	s.base += int64(len(s.data))
 	have := copy(s.buf, s.buf[len(s.data):s.have]) // the partial line, to the front
-	from := 0                                      // buf[:from] holds no "\n"
+	if s.long > 0 {
+		// What followed a line read past may hold whole lines: take
+		// them before reading (or reporting an error) again. (After any
+		// other data the rest holds no "\n".)
+		if i := bytes.LastIndexByte(s.buf[:have], '\n'); i >= 0 {
+			s.have = have
+			s.setData(s.buf[:i+1])
+			return true
+		}
+	}
+	from := 0 // buf[:from] holds no "\n"
 	for {
 		if s.ioErr != nil {
 			s.have = have

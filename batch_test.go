@@ -666,3 +666,44 @@ func TestFastPathDirect(t *testing.T) {
 		}
 	})
 }
+
+// onceReader hands out its data in one read, then fails the test if it is
+// read again before the scan has taken every whole line it gave.
+type onceReader struct {
+	t    *testing.T
+	data []byte
+	done *bool
+}
+
+func (r *onceReader) Read(p []byte) (int, error) {
+	if r.data == nil {
+		if !*r.done {
+			r.t.Fatal("read again with whole lines in the buffer")
+		}
+		return 0, io.EOF
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	if len(r.data) == 0 {
+		r.data = nil
+	}
+	return n, nil
+}
+
+// TestLineScannerAfterLongLine: the lines after a line read past, in the
+// same read, are taken before the next read (which may block: tail -f).
+func TestLineScannerAfterLongLine(t *testing.T) {
+	done := false
+	in := strings.Repeat("x", 2000) + "\nhttp://a/\nhttp://b/\n"
+	s := &LineScanner{}
+	s.Buffer(make([]byte, 1024), 100)
+	s.Reset(&onceReader{t: t, data: []byte(in), done: &done})
+	var got []string
+	for len(got) < 3 && s.Scan() {
+		got = append(got, fmt.Sprintf("%.3s", s.Bytes()))
+	}
+	done = true
+	if s.Scan() || strings.Join(got, " ") != "xxx htt htt" || s.Err() != nil {
+		t.Fatalf("got %q, Err %v", got, s.Err())
+	}
+}

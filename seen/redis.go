@@ -480,7 +480,20 @@ func (r *Redis) checkParams(ctx context.Context, store string, params Params) er
 			return fmt.Errorf("seen: %s: counting keys: %w", store, cerr)
 		}
 		if n > 0 {
-			return noParamsError(store, n, params)
+			// Another first opener may have recorded its parameters and
+			// added keys since the GET: read them again before refusing.
+			rec, err = r.client.Get(ctx, r.paramsKey).Bytes()
+			if errors.Is(err, redis.Nil) {
+				return noParamsError(store, n, params)
+			}
+			if err != nil {
+				return fmt.Errorf("seen: %s: reading the parameters (GET %s): %w", store, r.paramsKey, err)
+			}
+			stored, err := decodeParams(rec)
+			if err != nil {
+				return fmt.Errorf("seen: %s: %s: %w", store, r.paramsKey, err)
+			}
+			return checkParams(store, stored, params)
 		}
 		if serr := r.client.SetNX(ctx, r.paramsKey, encodeParams(params), 0).Err(); serr != nil {
 			return fmt.Errorf("seen: %s: recording the parameters: %w", store, serr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/uriscan/uriscan/internal/highway"
 )
 
 // inputPos is a place in the inputs: file index, byte offset in that
@@ -52,15 +55,38 @@ type checkpoint struct {
 	Store        string            `json:"store"` // with any password redacted
 	Params       map[string]string `json:"params"`
 	Inputs       []string          `json:"inputs"`
+	MaxLine      int               `json:"max_line"`
+	Failed       []string          `json:"failed,omitempty"` // inputs that could not be read, as reported
 	Output       string            `json:"output,omitempty"`
 	OutputLength int64             `json:"output_length"`
 	Batch        inputPos          `json:"batch"`
+	BatchDigest  string            `json:"batch_digest"` // of the lines from Batch to Next (batchDigest)
 	Next         inputPos          `json:"next"`
 	Counts       dedupCounts       `json:"counts"`
 	Done         bool              `json:"done"`
 }
 
 const checkpointVersion = 1
+
+// batchDigest sums up the lines of a batch, so that a resume, which reads
+// them again, can tell that the input is still the one the checkpoint was
+// made for: the XOR of a fixed-key HighwayHash-128 of each line's bytes,
+// and the number of lines.
+type batchDigest struct {
+	lo, hi uint64
+	n      int64
+}
+
+var digestKey = highway.NewKey(&[32]byte{'u', 'r', 'i', 's', 'c', 'a', 'n', ' ', 'b', 'a', 't', 'c', 'h'})
+
+func (d *batchDigest) add(line []byte) {
+	sum := digestKey.Sum128(line)
+	d.lo ^= binary.LittleEndian.Uint64(sum[:8])
+	d.hi ^= binary.LittleEndian.Uint64(sum[8:])
+	d.n++
+}
+
+func (d *batchDigest) String() string { return fmt.Sprintf("%016x%016x-%d", d.hi, d.lo, d.n) }
 
 // readCheckpoint reads the checkpoint in name; ok is false if there is
 // none.
@@ -116,6 +142,8 @@ func (c *checkpoint) matches(run *checkpoint) string {
 		return fmt.Sprintf("it was made with --store %s, this run has %s", c.Store, run.Store)
 	case !maps.Equal(c.Params, run.Params):
 		return fmt.Sprintf("it was made with %v, this run has %v", c.Params, run.Params)
+	case c.MaxLine != run.MaxLine:
+		return fmt.Sprintf("it was made with --max-line %d, this run has %d", c.MaxLine, run.MaxLine)
 	case !slices.Equal(c.Inputs, run.Inputs):
 		return fmt.Sprintf("it was made for the inputs %q, this run reads %q", c.Inputs, run.Inputs)
 	case absPath(c.Output) != absPath(run.Output):

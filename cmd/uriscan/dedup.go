@@ -41,7 +41,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	output := fs.String("output", "", "write the new lines to `FILE`, exactly once across kills and restarts (progress in FILE.checkpoint; a rerun resumes), instead of standard output")
 	ckptFlag := fs.String("checkpoint", "", "record the progress in `FILE` after every batch, for --resume (default with --output: FILE.checkpoint)")
 	resume := fs.Bool("resume", false, "continue from --checkpoint instead of the top of the input (automatic with --output)")
-	batch := fs.Int("batch", defaultDedupBatch, "`lines` decided (and committed to the store) at once")
+	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end and before each read that may block. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
 	return func(e *env, files []string) int {
 		lv, ok := normalize.ParseLevel(*level)
 		if !ok {
@@ -77,7 +77,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			params["key-fingerprint"] = h.KeyFingerprint()
 		}
 		d := &deduper{e: e, h: h, batchMax: *batch, out: e.out, ckptName: ckptName,
-			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output}}
+			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output, MaxLine: e.sc.ls.MaxLine()}}
 		set, err := openStore(*store, *prefix, params)
 		if err != nil {
 			// The store's errors name it (password redacted).
@@ -93,6 +93,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			return exitUsage
 		}
 		e.finish = d.finish
+		e.onInputError = func(msg string) { d.ckpt.Failed = append(d.ckpt.Failed, msg) }
 		// Before a read that may block, settle the batch so output keeps up
 		// with a slow input ("tail -f log | uriscan dedup").
 		e.sc.beforeRead = func() { d.flush(); e.flush() }
@@ -130,15 +131,17 @@ type deduper struct {
 	inBatch map[seen.Key]struct{}
 
 	counts dedupCounts // decided lines
+	digest batchDigest // of the batch's lines (or the replayed ones), with a checkpoint
 	pos    inputPos    // the input is read and handled up to here
 	start  inputPos    // where the batch starts (the last checkpoint's Next)
 
 	// Resuming: the lines up to replayTo were decided by the run before;
 	// their keys are added again (replay) and nothing is written.
-	replaying bool
-	replayTo  inputPos
-	replay    []seen.Key
-	resumed   bool
+	replaying    bool
+	replayTo     inputPos
+	replayDigest string // the checkpoint's BatchDigest
+	replay       []seen.Key
+	resumed      bool
 
 	out      *bufio.Writer // where the new lines go
 	file     *os.File      // --output, or nil
@@ -217,9 +220,15 @@ func (d *deduper) open(output string, resume bool) error {
 	}
 	d.resumed = true
 	d.counts, d.start, d.pos = c.Counts, c.Next, c.Next
+	// What the runs before found keeps its exit status.
+	d.e.invalid = c.Counts.Invalid > 0
+	for _, msg := range c.Failed {
+		d.e.ioError("dedup: (before the resume) " + msg)
+	}
+	d.ckpt.Failed = c.Failed
 	d.e.start = c.Batch
 	if c.Batch.before(c.Next) {
-		d.replaying, d.replayTo = true, c.Next
+		d.replaying, d.replayTo, d.replayDigest = true, c.Next, c.BatchDigest
 		d.pos = c.Batch
 	}
 	d.ckpt.OutputLength, d.ckpt.Counts, d.ckpt.Batch, d.ckpt.Next = c.OutputLength, c.Counts, c.Batch, c.Next
@@ -260,6 +269,9 @@ func (d *deduper) rebuild(name string, n int64) error {
 func (d *deduper) record(name string, s *recordScanner) {
 	pos := inputPos{File: d.e.fileIdx, Offset: s.ls.NextOffset(), Line: s.Line()}
 	blank := s.Len() == 0
+	if d.ckptName != "" {
+		d.digest.add(s.Bytes())
+	}
 	if d.replaying {
 		if s.ParseError() == nil && !blank {
 			d.replay = append(d.replay, seen.Key(d.h.Sum(s.URI())))
@@ -295,9 +307,15 @@ func (d *deduper) endReplay() {
 	d.replaying = false
 	if d.pos != d.replayTo {
 		d.fail("resume", fmt.Errorf("the input does not match the checkpoint: a line ends at %s:%d offset %d, the checkpoint at line %d offset %d",
-			d.ckpt.Inputs[d.pos.File], d.pos.Line, d.pos.Offset, d.replayTo.Line, d.replayTo.Offset))
+			d.inputName(d.pos.File), d.pos.Line, d.pos.Offset, d.replayTo.Line, d.replayTo.Offset))
 		return
 	}
+	if got := d.digest.String(); got != d.replayDigest {
+		d.fail("resume", fmt.Errorf("the input changed since the checkpoint: the lines from %s:%d to %d differ from the ones it recorded (remove the checkpoint to start over)",
+			d.inputName(d.pos.File), d.ckpt.Batch.Line+1, d.replayTo.Line))
+		return
+	}
+	d.digest = batchDigest{}
 	if err := d.set.Insert(d.replay); err != nil {
 		d.fail("store", err)
 	}
@@ -308,7 +326,9 @@ func (d *deduper) endReplay() {
 // two.
 func (d *deduper) endFile() {
 	if d.replaying {
-		d.fail("resume", fmt.Errorf("%s ended before the checkpoint's position (line %d, offset %d)", d.ckpt.Inputs[d.e.fileIdx], d.replayTo.Line, d.replayTo.Offset))
+		if !d.e.stopped() && !d.e.halt && d.e.sc.Err() == nil {
+			d.fail("resume", fmt.Errorf("%s ended before the checkpoint's position (line %d, offset %d)", d.inputName(d.e.fileIdx), d.replayTo.Line, d.replayTo.Offset))
+		}
 		return
 	}
 	d.flush()
@@ -334,6 +354,7 @@ func (d *deduper) flush() {
 	if d.err != nil || d.werr != nil || d.replaying {
 		return
 	}
+	d.newKeys = d.newKeys[:0]
 	if len(d.keys) > 0 {
 		if cap(d.has) < len(d.keys) {
 			d.has = make([]bool, len(d.keys), d.batchMax)
@@ -347,7 +368,6 @@ func (d *deduper) flush() {
 			d.inBatch = make(map[seen.Key]struct{}, d.batchMax)
 		}
 		clear(d.inBatch)
-		d.newKeys = d.newKeys[:0]
 		start, written := 0, int64(0)
 		for i, end := range d.ends {
 			k := d.keys[i]
@@ -369,14 +389,21 @@ func (d *deduper) flush() {
 	} else if d.pending.Lines == 0 {
 		return // nothing read since the last checkpoint
 	}
+	before := d.counts
 	d.counts.Lines += d.pending.Lines
 	d.counts.Blank += d.pending.Blank
 	d.counts.Invalid += d.pending.Invalid
 	d.counts.Unique += d.pending.Unique
-	d.pending = dedupCounts{}
-	d.ckpt.Batch, d.ckpt.Next = d.start, d.pos
+	d.ckpt.Batch, d.ckpt.Next, d.ckpt.BatchDigest = d.start, d.pos, d.digest.String()
 	d.saveCheckpoint()
-	if d.err == nil && len(d.newKeys) > 0 {
+	if d.err != nil {
+		// Not recorded, so not decided: a rerun decides it again.
+		d.counts = before
+		return
+	}
+	d.pending = dedupCounts{}
+	d.digest = batchDigest{}
+	if len(d.newKeys) > 0 {
 		if err := d.set.Insert(d.newKeys); err != nil {
 			d.fail("store", err)
 		}
@@ -442,13 +469,7 @@ func (d *deduper) finish() {
 	b = append(b, '\n')
 	e.errw.Write(b)
 	if err := errors.Join(d.err, d.werr); err != nil {
-		name := "-"
-		if d.start.File < len(d.ckpt.Inputs) {
-			name = d.ckpt.Inputs[d.start.File]
-		}
-		if name == "-" {
-			name = stdinName
-		}
+		name := d.inputName(d.start.File)
 		undecided := d.pending.Lines
 		msg := fmt.Sprintf("dedup: %s: %v\nuriscan: dedup: stopped: the input is decided up to %s:%d; %d lines read after it were not decided, and the rest of the input was not read",
 			d.failedAt, err, name, d.start.Line, undecided)
@@ -457,6 +478,14 @@ func (d *deduper) finish() {
 		}
 		e.ioError(msg)
 	}
+}
+
+// inputName names input i for messages.
+func (d *deduper) inputName(i int) string {
+	if i >= len(d.ckpt.Inputs) || d.ckpt.Inputs[i] == "-" {
+		return stdinName
+	}
+	return d.ckpt.Inputs[i]
 }
 
 // openStore opens the seen-set a --store value names, recording or

@@ -39,8 +39,11 @@ type env struct {
 	start inputPos
 	// fileIdx is the index of the input being read.
 	fileIdx int
-	// endFile, if set, is called after the last line of each input.
+	// endFile, if set, is called after the last line of each input (and
+	// for an input that could not be opened).
 	endFile func()
+	// onInputError, if set, is told of each input that could not be read.
+	onInputError func(msg string)
 
 	// Signals (main only): sig is the signal that asked the run to stop;
 	// the input loop holds mu except while it waits in a read, so that a
@@ -74,14 +77,11 @@ func (e *env) stopped() bool { return e.sig.Load() != 0 }
 // number, as shells report it (130 for SIGINT, 143 for SIGTERM).
 func exitSignal(sig int32) int { return 128 + int(sig) }
 
-// interrupted handles a signal (SIGINT, SIGTERM) that main caught: the
-// input loop stops at the next line, or, if it is waiting in a read, the
-// run is finished from here (output flushed, finish called) and the
-// process exits.
+// interrupted handles the first signal (SIGINT, SIGTERM) main caught, once
+// it has set sig: the input loop stops at the next line, or, if it is
+// waiting in a read, the run is finished from here (output flushed, finish
+// called) and the process exits. (A second signal exits at once.)
 func (e *env) interrupted(sig syscall.Signal) {
-	if !e.sig.CompareAndSwap(0, int32(sig)) {
-		os.Exit(exitSignal(int32(sig))) // a second signal: now
-	}
 	e.mu.Lock()
 	if e.done {
 		e.mu.Unlock()
@@ -145,13 +145,17 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 		e.fileIdx = i
 		name, r, closeFn, err := e.open(file)
 		if err != nil {
-			e.ioError(err.Error())
+			e.inputError(err.Error())
+			if e.endFile != nil {
+				e.endFile()
+			}
 			continue
 		}
 		s := &e.sc
 		if i == e.start.File && e.start.Offset > 0 {
-			if err := skipInput(r, e.start.Offset); err != nil {
-				e.ioError(name + ": resuming at offset " + strconv.FormatInt(e.start.Offset, 10) + ": " + err.Error())
+			// Read (a pipe may block) without holding mu.
+			if err := skipInput(r, &flushReader{r: r, mu: &e.mu, stop: e.stopped}, e.start.Offset); err != nil {
+				e.inputError(name + ": resuming at offset " + strconv.FormatInt(e.start.Offset, 10) + ": " + err.Error())
 				closeFn()
 				e.halt = true
 				break
@@ -170,16 +174,16 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 		if err := s.Err(); err != nil && !errors.Is(err, errInterrupted) {
 			var te *uriscan.TruncatedError
 			if errors.As(err, &te) {
-				e.ioError(fmt.Sprintf("%s:%d: the last line (%d bytes, offset %d) was cut short by a read error, and is not taken: %v", name, te.Line, te.Len, te.Offset, te.Err))
+				e.inputError(fmt.Sprintf("%s:%d: the last line (%d bytes, offset %d) was cut short by a read error, and is not taken: %v", name, te.Line, te.Len, te.Offset, te.Err))
 			} else {
-				e.ioError(name + ": " + err.Error())
+				e.inputError(name + ": " + err.Error())
 			}
 		}
 		if e.endFile != nil {
 			e.endFile()
 		}
 		if err := closeFn(); err != nil {
-			e.ioError(name + ": " + err.Error())
+			e.inputError(name + ": " + err.Error())
 		}
 		s.Reset(nil) // drop the reference to the file
 	}
@@ -190,9 +194,9 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 	return e.status()
 }
 
-// skipInput moves r past its first n bytes: a seek for a plain file, reads
-// otherwise.
-func skipInput(r io.Reader, n int64) error {
+// skipInput moves r past its first n bytes: a seek for a plain file,
+// reads of through otherwise.
+func skipInput(r, through io.Reader, n int64) error {
 	if f, ok := r.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			if fi.Size() < n {
@@ -202,7 +206,7 @@ func skipInput(r io.Reader, n int64) error {
 			return err
 		}
 	}
-	m, err := io.CopyN(io.Discard, r, n)
+	m, err := io.CopyN(io.Discard, through, n)
 	if m < n {
 		if err == nil || err == io.EOF {
 			return fmt.Errorf("the input has %d bytes", m)
@@ -210,6 +214,14 @@ func skipInput(r io.Reader, n int64) error {
 		return err
 	}
 	return nil
+}
+
+// inputError reports an input that could not be read (exit 2).
+func (e *env) inputError(msg string) {
+	e.ioError(msg)
+	if e.onInputError != nil {
+		e.onInputError(msg)
+	}
 }
 
 func (e *env) ioError(msg string) {

@@ -34,7 +34,11 @@ func mainCode() int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		for sig := range sigs {
-			e.interrupted(sig.(syscall.Signal))
+			n := sig.(syscall.Signal)
+			if !e.sig.CompareAndSwap(0, int32(n)) {
+				os.Exit(exitSignal(int32(n))) // a second signal: now
+			}
+			go e.interrupted(n)
 		}
 	}()
 	return e.run(os.Args[1:])
@@ -114,7 +118,7 @@ position and reason go to standard error.`,
 	},
 	{
 		name:     "dedup",
-		synopsis: "[--store memory|disk:DIR|redis://...] [--key-file F] [--output FILE] [--level L] [FILE...]",
+		synopsis: "[--store memory|disk:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--batch N] [FILE...]",
 		summary:  "write the first line of each equivalence class, in input order",
 		doc: `Writes each line whose normal form (--level, as for normalize) has not
 been seen before, in input order, and a summary on standard error: lines,
@@ -137,8 +141,9 @@ rerun of the same command resumes (the file is cut back to the last
 checkpoint and the input is read from there). To standard output they are
 written at least once: a kill may repeat the last batch (and cut its last
 line short), never lose one; --checkpoint F --resume continues from where
-it stopped. A store or output error stops the run with the position decided
-up to. SIGINT and SIGTERM finish the batch, print the summary and exit
+it stopped. Writers sharing a Redis store never lose a URI, but two that
+meet the same new one at the same moment may both write it. A store or
+output error stops the run with the position decided up to. SIGINT and SIGTERM finish the batch, print the summary and exit
 130 / 143.`,
 		example: `uriscan dedup --store disk:/var/lib/crawl/seen --key-file key.hex --output new.txt frontier.txt`,
 		setup:   setupDedup,
@@ -329,5 +334,5 @@ func commandUsage(w *bufio.Writer, c *command) {
 		}
 		fmt.Fprintf(w, "  --%s%s\n    \t%s\n", f.Name, arg, usage)
 	})
-	fmt.Fprintf(w, "  -h, --help\n    \tshow this help\n\nExample:\n  %s\n\nExit status: 0 if every line is valid, 1 if some line is invalid, 2 on a\nusage or I/O error.\n", c.example)
+	fmt.Fprintf(w, "  -h, --help\n    \tshow this help\n\nExample:\n  %s\n\nExit status: 0 if every line is valid, 1 if some line is invalid, 2 on a\nusage or I/O error, 130 / 143 when stopped by SIGINT / SIGTERM.\n", c.example)
 }

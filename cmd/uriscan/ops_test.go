@@ -155,8 +155,8 @@ func TestDedupSignals(t *testing.T) {
 // status and the lines after them read. 64 MiB each here (16 MiB of
 // newlines); the README gives the figures for 1 GiB.
 func TestBoundedMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 64 MiB inputs")
+	if testing.Short() || raceEnabled {
+		t.Skip("writes 64 MiB inputs; measures memory, which the race detector multiplies")
 	}
 	dir := t.TempDir()
 	const size = 64 << 20
