@@ -48,8 +48,9 @@ type dedupCounts struct {
 //     was never written (their keys were never added, so they are decided
 //     and written again).
 //
-// The file is replaced atomically (written beside, synced, renamed), so a
-// kill leaves the old checkpoint or the new one.
+// The file is replaced atomically (written beside, synced, renamed, the
+// directory synced), so a kill, or a crash of the operating system, leaves
+// the old checkpoint or the new one, and the new one once write returns.
 type checkpoint struct {
 	Version      int               `json:"version"`
 	Store        string            `json:"store"` // with any password redacted
@@ -128,11 +129,29 @@ func (c *checkpoint) write(name string) error {
 	if err == nil {
 		err = os.Rename(tmp, name)
 	}
+	if err == nil {
+		// The rename itself must be on disk before the batch's keys are
+		// added, or an operating system crash could bring the previous
+		// checkpoint back with the keys already in the store.
+		err = syncDir(filepath.Dir(name))
+	}
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("checkpoint %s: %w", name, err)
 	}
 	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // matches says how the checkpoint differs from this run, or "".

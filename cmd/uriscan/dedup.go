@@ -88,6 +88,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		d.set = set
 		if err := d.open(*output, *resume || *output != ""); err != nil {
 			set.Close()
+			d.unlock()
 			e.ioError("dedup: " + err.Error())
 			e.flush()
 			return exitUsage
@@ -145,6 +146,7 @@ type deduper struct {
 
 	out      *bufio.Writer // where the new lines go
 	file     *os.File      // --output, or nil
+	lockFile *os.File      // holds the lock (see lock)
 	outLen   int64         // bytes of the output file decided
 	ckptName string        // "" for no checkpoint
 	ckpt     checkpoint
@@ -158,6 +160,9 @@ type deduper struct {
 // checkpoint says where the input is decided up to; the output file is
 // cut to the length it records; a memory set gets the output's keys back.
 func (d *deduper) open(output string, resume bool) error {
+	if err := d.lock(output); err != nil {
+		return err
+	}
 	var c checkpoint
 	found := false
 	if d.ckptName != "" {
@@ -190,7 +195,7 @@ func (d *deduper) open(output string, resume bool) error {
 			return fmt.Errorf("--output %s exists and has no checkpoint %s: not overwriting it (remove it, or choose another file)", output, d.ckptName)
 		case found && fi.Size() < c.OutputLength:
 			f.Close()
-			return fmt.Errorf("--output %s has %d bytes, its checkpoint %s says %d were written: the file was changed; remove both to start over", output, fi.Size(), d.ckptName, c.OutputLength)
+			return fmt.Errorf("--output %s has %d bytes, its checkpoint %s says %d were written: the file was changed; remove both to start over (with a new store: a disk or Redis one still holds their keys)", output, fi.Size(), d.ckptName, c.OutputLength)
 		}
 		if err := f.Truncate(c.OutputLength); err != nil { // 0 without a checkpoint
 			f.Close()
@@ -233,6 +238,41 @@ func (d *deduper) open(output string, resume bool) error {
 	}
 	d.ckpt.OutputLength, d.ckpt.Counts, d.ckpt.Batch, d.ckpt.Next = c.OutputLength, c.Counts, c.Batch, c.Next
 	return nil
+}
+
+// lock keeps two runs from sharing an output or a checkpoint: it locks
+// the output file, or a file beside the checkpoint, until the process
+// ends.
+func (d *deduper) lock(output string) error {
+	name := output
+	if name == "" {
+		if d.ckptName == "" {
+			return nil
+		}
+		name = d.ckptName + ".lock"
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	held, err := lockFile(f)
+	if err != nil || held {
+		f.Close()
+		if held {
+			return fmt.Errorf("%s is in use by another uriscan dedup", name)
+		}
+		return fmt.Errorf("locking %s: %w", name, err)
+	}
+	d.lockFile = f
+	return nil
+}
+
+// unlock releases the lock, after the output is closed.
+func (d *deduper) unlock() {
+	if d.lockFile != nil {
+		d.lockFile.Close()
+		d.lockFile = nil
+	}
 }
 
 // rebuild adds the keys of the first n bytes of the output file to a
@@ -448,6 +488,7 @@ func (d *deduper) finish() {
 			d.werr, d.failedAt = err, "output"
 		}
 	}
+	d.unlock()
 	e := d.e
 	c := d.counts
 	var b []byte

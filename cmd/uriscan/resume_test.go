@@ -146,3 +146,21 @@ func TestDedupChangedInput(t *testing.T) {
 		t.Fatalf("changed input: exit %d, output %q, stderr %q", code, got, errs)
 	}
 }
+
+// TestDedupOutputLocked: a second run on the same --output while the
+// first is running is refused.
+func TestDedupOutputLocked(t *testing.T) {
+	dir := t.TempDir()
+	cmd := child(t, dir, "dedup", "--output", "out.txt")
+	w, _ := cmd.StdinPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { w.Close(); cmd.Wait() }()
+	io.WriteString(w, "http://a/\n")
+	waitGrow(t, filepath.Join(dir, "out.txt"), 10)
+	code, _, errs := cli(t, "http://b/\n", "dedup", "--output", filepath.Join(dir, "out.txt"))
+	if code != 2 || !strings.Contains(errs, "is in use by another uriscan dedup") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "os"
+
+// lockFile: no lock where flock is not available.
+func lockFile(f *os.File) (held bool, err error) { return false, nil }
