@@ -751,18 +751,21 @@ func TestDedupRedisStore(t *testing.T) {
 	}
 	dir := t.TempDir()
 	key := filepath.Join(dir, "key")
-	// A key of this test run's own: the store is shared and outlives it.
-	os.WriteFile(key, []byte(fmt.Sprintf("%064x", time.Now().UnixNano())), 0o600)
+	// A key and a key prefix of this test run's own: the server is shared
+	// and the set outlives the run (a set records its key's fingerprint).
+	now := time.Now().UnixNano()
+	os.WriteFile(key, []byte(fmt.Sprintf("%064x", now)), 0o600)
+	prefix := fmt.Sprintf("uriscan-test:%d:", now)
 	for _, store := range []string{"redis://" + addr, "redis://" + os.Getenv("URISCAN_REDIS_CLUSTER")} {
 		if store == "redis://" {
 			continue
 		}
 		in := fmt.Sprintf("http://h/%s/a\nHTTP://H:80/%s/a\n", store, store)
-		_, out, errs := cli(t, in, "dedup", "--store", store, "--key-file", key)
+		_, out, errs := cli(t, in, "dedup", "--store", store, "--store-prefix", prefix, "--key-file", key)
 		if strings.Count(out, "\n") != 1 || !strings.Contains(errs, "unique 1, duplicates 1") {
 			t.Errorf("%s first run: %q %q", store, out, errs)
 		}
-		_, out, errs = cli(t, in, "dedup", "--store", store, "--key-file", key)
+		_, out, errs = cli(t, in, "dedup", "--store", store, "--store-prefix", prefix, "--key-file", key)
 		if out != "" || !strings.Contains(errs, "unique 0, duplicates 2") {
 			t.Errorf("%s second run: %q %q", store, out, errs)
 		}
