@@ -10,17 +10,20 @@ import (
 
 // appendSplitValid appends the JSON object "uriscan split" writes for a
 // valid line (without the newline). It does not allocate when b has room.
+// A valid URI-reference holds no byte that JSON escapes (no '"', '\',
+// control or non-ASCII byte: RFC 3986 Appendix A allows none), so its
+// text and components are copied as they are.
 func appendSplitValid(b []byte, line int, u *uriscan.URI) []byte {
 	b = append(b, `{"line":`...)
 	b = strconv.AppendInt(b, int64(line), 10)
-	b = append(b, `,"input":`...)
-	b = appendJSONString(b, u.String())
-	b = append(b, `,"valid":true,"scheme":`...)
-	b = appendComponent(b, u, uriscan.Scheme)
+	b = append(b, `,"input":"`...)
+	b = append(b, u.String()...)
+	b = append(b, `","valid":true,"scheme":`...)
+	b = appendRawComponent(b, u, uriscan.Scheme)
 	b = append(b, `,"userinfo":`...)
-	b = appendComponent(b, u, uriscan.Userinfo)
+	b = appendRawComponent(b, u, uriscan.Userinfo)
 	b = append(b, `,"host":`...)
-	b = appendComponent(b, u, uriscan.Host)
+	b = appendRawComponent(b, u, uriscan.Host)
 	b = append(b, `,"host_type":`...)
 	if u.HasAuthority() {
 		b = append(b, '"')
@@ -30,14 +33,25 @@ func appendSplitValid(b []byte, line int, u *uriscan.URI) []byte {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"port":`...)
-	b = appendComponent(b, u, uriscan.Port)
-	b = append(b, `,"path":`...)
-	b = appendJSONString(b, u.Path())
-	b = append(b, `,"query":`...)
-	b = appendComponent(b, u, uriscan.Query)
+	b = appendRawComponent(b, u, uriscan.Port)
+	b = append(b, `,"path":"`...)
+	b = append(b, u.Path()...)
+	b = append(b, `","query":`...)
+	b = appendRawComponent(b, u, uriscan.Query)
 	b = append(b, `,"fragment":`...)
-	b = appendComponent(b, u, uriscan.Fragment)
+	b = appendRawComponent(b, u, uriscan.Fragment)
 	return append(b, '}')
+}
+
+// appendRawComponent appends component c of a valid URI as a JSON string
+// without escaping (see appendSplitValid), or null if it is undefined.
+func appendRawComponent(b []byte, u *uriscan.URI, c uriscan.Component) []byte {
+	if !u.Has(c) {
+		return append(b, "null"...)
+	}
+	b = append(b, '"')
+	b = append(b, u.Get(c)...)
+	return append(b, '"')
 }
 
 // appendSplitInvalid appends the JSON object "uriscan split" writes for an
@@ -66,15 +80,6 @@ func appendSplitInvalid(b []byte, line int, text []byte, length int64, perr *uri
 	b = append(b, `,"reason":`...)
 	b = appendJSONString(b, perr.Reason())
 	return append(b, "}}"...)
-}
-
-// appendComponent appends component c as a JSON string, or null if it is
-// undefined.
-func appendComponent(b []byte, u *uriscan.URI, c uriscan.Component) []byte {
-	if !u.Has(c) {
-		return append(b, "null"...)
-	}
-	return appendJSONString(b, u.Get(c))
 }
 
 const hexDigits = "0123456789abcdef"

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/internal/shareddata"
 	"github.com/uriscan/uriscan/normalize"
 )
 
@@ -769,5 +770,82 @@ func TestDedupRedisStore(t *testing.T) {
 		if out != "" || !strings.Contains(errs, "unique 0, duplicates 2") {
 			t.Errorf("%s second run: %q %q", store, out, errs)
 		}
+	}
+}
+
+// splitValidEscaped is appendSplitValid with every string escaped by
+// appendJSONString: the reference for the unescaped copy.
+func splitValidEscaped(b []byte, line int, u *uriscan.URI) []byte {
+	comp := func(b []byte, c uriscan.Component) []byte {
+		if !u.Has(c) {
+			return append(b, "null"...)
+		}
+		return appendJSONString(b, u.Get(c))
+	}
+	b = append(b, `{"line":`...)
+	b = strconv.AppendInt(b, int64(line), 10)
+	b = append(b, `,"input":`...)
+	b = appendJSONString(b, u.String())
+	b = append(b, `,"valid":true,"scheme":`...)
+	b = comp(b, uriscan.Scheme)
+	b = append(b, `,"userinfo":`...)
+	b = comp(b, uriscan.Userinfo)
+	b = append(b, `,"host":`...)
+	b = comp(b, uriscan.Host)
+	b = append(b, `,"host_type":`...)
+	if u.HasAuthority() {
+		b = append(b, '"')
+		b = append(b, u.HostType().String()...)
+		b = append(b, '"')
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"port":`...)
+	b = comp(b, uriscan.Port)
+	b = append(b, `,"path":`...)
+	b = appendJSONString(b, u.Path())
+	b = append(b, `,"query":`...)
+	b = comp(b, uriscan.Query)
+	b = append(b, `,"fragment":`...)
+	b = comp(b, uriscan.Fragment)
+	return append(b, '}')
+}
+
+// TestSplitValidUnescaped: copying a valid URI's components without
+// escaping gives exactly the escaped JSON, for every byte a valid URI can
+// hold and every line of the bundled sample and the shared lists.
+func TestSplitValidUnescaped(t *testing.T) {
+	var in bytes.Buffer
+	for c := 0; c < 256; c++ {
+		fmt.Fprintf(&in, "http://u%c@h%c:1/p%c?q%c#f%c\n", c, c, c, c, c)
+	}
+	sample, err := os.ReadFile("../../testdata/sample.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Write(sample)
+	for _, name := range shareddata.URLFiles() {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Write(b)
+	}
+	s := uriscan.NewLineScannerBytes(in.Bytes())
+	valid := 0
+	var got, want []byte
+	for s.Scan() {
+		if !s.Valid() {
+			continue
+		}
+		valid++
+		got = appendSplitValid(got[:0], s.Line(), s.URI())
+		want = splitValidEscaped(want[:0], s.Line(), s.URI())
+		if !bytes.Equal(got, want) || !json.Valid(got) {
+			t.Fatalf("line %d:\ngot  %s\nwant %s", s.Line(), got, want)
+		}
+	}
+	if valid < 1000 {
+		t.Fatalf("only %d valid lines", valid)
 	}
 }

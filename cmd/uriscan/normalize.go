@@ -33,7 +33,8 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 		if h == nil {
 			return code
 		}
-		var buf, fixed []byte // reused for every line
+		var buf, fixed []byte         // reused for every line
+		var norm normalize.Normalizer // the text format's (the same as the Hasher's)
 		return e.eachRecord(files, func(name string, s *recordScanner) {
 			buf = buf[:0]
 			perr := s.ParseError()
@@ -51,8 +52,8 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			}
 			switch {
 			case !jsonl && perr == nil:
-				h.Sum(u)
-				buf = append(buf, h.Canonical()...)
+				// The normal form only: no hash to compute.
+				buf = norm.Append(buf, u, lv)
 			case jsonl && perr != nil:
 				buf = appendSplitInvalid(buf, s.Line(), s.Bytes(), s.Len(), perr)
 			case jsonl:
