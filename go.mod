@@ -8,6 +8,7 @@ require github.com/klauspost/cpuid/v2 v2.4.2
 
 require (
 	github.com/cockroachdb/pebble/v2 v2.1.7
+	github.com/klauspost/compress v1.17.11
 	github.com/minio/highwayhash v1.0.4
 	github.com/redis/go-redis/v9 v9.23.0
 )
@@ -28,7 +29,6 @@ require (
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.3 // indirect
 	github.com/golang/snappy v0.0.5-0.20231225225746-43d5d4cd4e0e // indirect
-	github.com/klauspost/compress v1.17.11 // indirect
 	github.com/kr/pretty v0.3.1 // indirect
 	github.com/kr/text v0.2.0 // indirect
 	github.com/matttproud/golang_protobuf_extensions v1.0.4 // indirect

@@ -2,13 +2,11 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -143,7 +141,8 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 			continue
 		}
 		e.fileIdx = i
-		name, r, closeFn, err := e.open(file)
+		in, err := e.open(file)
+		name, r, closeFn := in.name, in.r, in.close
 		if err != nil {
 			e.inputError(err.Error())
 			if e.endFile != nil {
@@ -154,7 +153,7 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 		s := &e.sc
 		if i == e.start.File && e.start.Offset > 0 {
 			// Read (a pipe may block) without holding mu.
-			if err := skipInput(r, &flushReader{r: r, mu: &e.mu, stop: e.stopped}, e.start.Offset); err != nil {
+			if err := in.skip(&flushReader{r: r, mu: &e.mu, stop: e.stopped}, e.start.Offset); err != nil {
 				e.inputError(name + ": resuming at offset " + strconv.FormatInt(e.start.Offset, 10) + ": " + err.Error())
 				closeFn()
 				e.halt = true
@@ -194,28 +193,6 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 	return e.status()
 }
 
-// skipInput moves r past its first n bytes: a seek for a plain file,
-// reads of through otherwise.
-func skipInput(r, through io.Reader, n int64) error {
-	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			if fi.Size() < n {
-				return fmt.Errorf("the file has %d bytes", fi.Size())
-			}
-			_, err := f.Seek(n, io.SeekStart)
-			return err
-		}
-	}
-	m, err := io.CopyN(io.Discard, through, n)
-	if m < n {
-		if err == nil || err == io.EOF {
-			return fmt.Errorf("the input has %d bytes", m)
-		}
-		return err
-	}
-	return nil
-}
-
 // inputError reports an input that could not be read (exit 2).
 func (e *env) inputError(msg string) {
 	e.ioError(msg)
@@ -227,33 +204,6 @@ func (e *env) inputError(msg string) {
 func (e *env) ioError(msg string) {
 	e.ioFail = true
 	e.errw.WriteString("uriscan: " + msg + "\n")
-}
-
-// open opens one input; "-" is standard input and a name ending in ".gz"
-// is decompressed. The returned name is for messages.
-func (e *env) open(file string) (name string, r io.Reader, closeFn func() error, err error) {
-	if file == "-" {
-		return stdinName, e.stdin, func() error { return nil }, nil
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return file, nil, nil, err // *PathError names the file
-	}
-	if !strings.HasSuffix(file, ".gz") {
-		return file, f, f.Close, nil
-	}
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		f.Close()
-		return file, nil, nil, &os.PathError{Op: "gunzip", Path: file, Err: err}
-	}
-	return file, zr, func() error {
-		zerr := zr.Close()
-		if ferr := f.Close(); zerr == nil {
-			zerr = ferr
-		}
-		return zerr
-	}, nil
 }
 
 // echoMax is how many bytes of an input line human-readable output quotes.

@@ -6,7 +6,7 @@
 //	uriscan COMMAND [FLAGS] [FILE...]
 //
 // FILEs are read in order; "-" (or no FILE at all) is standard input, and a
-// FILE whose name ends in ".gz" is decompressed. Run "uriscan help" for the
+// gzip or zstd FILE (told by its magic number) is decompressed. Run "uriscan help" for the
 // commands.
 package main
 
@@ -300,11 +300,12 @@ func mainUsage(w *bufio.Writer) {
 	w.WriteString(`Usage: uriscan COMMAND [FLAGS] [FILE...]
 
 uriscan reads URI references (RFC 3986), one per line, from each FILE in
-turn: "-" or no FILE at all is standard input, a FILE ending in ".gz" is
-decompressed. Lines end in "\n" or "\r\n". A line longer than --max-line
-(1 MiB by default) is invalid, reported with its length and read past
-without being held in memory; a last line cut short by a read error is
-reported and not taken.
+turn: "-" or no FILE at all is standard input; gzip and zstd input, told
+by its magic number whatever its name, is decompressed, and a UTF-8
+byte-order mark at its start is skipped (and said). Lines end in "\n" or
+"\r\n". A line longer than --max-line (1 MiB by default) is invalid,
+reported with its length and read past without being held in memory; a
+last line cut short by a read error is reported and not taken.
 
 Commands:
 `)
@@ -322,7 +323,7 @@ usage or I/O error, 130 / 143 when stopped by SIGINT / SIGTERM.
 }
 
 func commandUsage(w *bufio.Writer, c *command) {
-	fmt.Fprintf(w, "Usage: uriscan %s %s\n\n%s\n\nFILEs: \"-\" or none is standard input; \".gz\" files are decompressed.\n\nFlags:\n", c.name, c.synopsis, c.doc)
+	fmt.Fprintf(w, "Usage: uriscan %s %s\n\n%s\n\nFILEs: \"-\" or none is standard input; gzip and zstd are decompressed (told by their magic numbers); a UTF-8 byte-order mark is skipped.\n\nFlags:\n", c.name, c.synopsis, c.doc)
 	fs, _ := newFlagSet(c)
 	fs.VisitAll(func(f *flag.Flag) {
 		arg, usage := flag.UnquoteUsage(f)

@@ -18,6 +18,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/shareddata"
 	"github.com/uriscan/uriscan/normalize"
@@ -350,10 +351,17 @@ func TestIOErrors(t *testing.T) {
 	if code != 2 || len(lines(out)) != 1 || !strings.Contains(errs, "uriscan: open ") {
 		t.Errorf("missing file: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	notGzip := writeFile(t, "x.gz", "plain text\n")
-	code, _, errs = cli(t, "", "validate", notGzip)
-	if code != 2 || !strings.HasPrefix(errs, "uriscan: ") {
-		t.Errorf("not gzip: exit %d, stderr %q", code, errs)
+	// Compression is told by the magic number, not the name: a ".gz"
+	// that is text is read as text, a gzip magic with a broken header is
+	// an error.
+	notGzip := writeFile(t, "x.gz", "http://plain/\n")
+	if code, out, errs := cli(t, "", "normalize", notGzip); code != 0 || out != "http://plain/\n" {
+		t.Errorf("text named .gz: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	badGzip := writeFile(t, "bad.txt", "\x1f\x8bnot really gzip\n")
+	code, _, errs = cli(t, "", "validate", badGzip)
+	if code != 2 || !strings.Contains(errs, "gunzip "+badGzip) {
+		t.Errorf("broken gzip: exit %d, stderr %q", code, errs)
 	}
 	// A truncated gzip stream is an error, not a silent end of input.
 	var buf bytes.Buffer
@@ -847,5 +855,69 @@ func TestSplitValidUnescaped(t *testing.T) {
 	}
 	if valid < 1000 {
 		t.Fatalf("only %d valid lines", valid)
+	}
+}
+
+// TestCompressedAndBOM: gzip and zstd inputs are told by their magic
+// numbers whatever their names, from files and standard input; a UTF-8
+// byte-order mark at the start is skipped and said once; a dedup resume
+// over such inputs (an input that grew since the run before) reads on
+// from the right byte.
+func TestCompressedAndBOM(t *testing.T) {
+	var text strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&text, "http://h/%d\n", i%2000)
+	}
+	plain := text.String()
+	const bom = "\xef\xbb\xbf"
+	gzipped := func(s string) string {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(s))
+		zw.Close()
+		return b.String()
+	}
+	zstded := func(s string) string {
+		var b bytes.Buffer
+		enc, _ := zstd.NewWriter(&b)
+		enc.Write([]byte(s))
+		enc.Close()
+		return b.String()
+	}
+	_, want, _ := cli(t, plain, "normalize")
+	for _, tc := range []struct {
+		name, content string
+		bom           bool
+	}{
+		{"a.txt", gzipped(plain), false}, {"b.data", zstded(bom + plain), true},
+		{"c.zst", gzipped(plain), false}, {"d.txt", bom + plain, true}, {"e.gz", gzipped(bom + plain), true},
+	} {
+		f := writeFile(t, tc.name, tc.content)
+		code, out, errs := cli(t, "", "normalize", f)
+		if n := strings.Count(errs, "skipped a UTF-8 byte-order mark"); code != 0 || out != want || n != map[bool]int{true: 1}[tc.bom] {
+			t.Errorf("%s: exit %d, %d lines, stderr %q", tc.name, code, len(lines(out)), errs)
+		}
+		if code, out, _ := cli(t, tc.content, "normalize"); code != 0 || out != want {
+			t.Errorf("%s on stdin: exit %d, %d lines", tc.name, code, len(lines(out)))
+		}
+	}
+	_, wantOut, _ := cli(t, plain, "dedup")
+	half := plain[:strings.Index(plain, "http://h/1500\n")]
+	for _, enc := range []struct {
+		name string
+		f    func(string) string
+	}{{"bom", func(s string) string { return bom + s }}, {"zstd", func(s string) string { return zstded(bom + s) }}, {"gzip", gzipped}} {
+		dir := t.TempDir()
+		in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out.txt")
+		os.WriteFile(in, []byte(enc.f(half)), 0o644)
+		if code, _, errs := cli(t, "", "dedup", "--output", out, "--batch", "100", in); code != 0 {
+			t.Fatalf("%s: first half: exit %d %q", enc.name, code, errs)
+		}
+		os.WriteFile(in, []byte(enc.f(plain)), 0o644)
+		code, _, errs := cli(t, "", "dedup", "--output", out, "--batch", "100", in)
+		got, _ := os.ReadFile(out)
+		if code != 0 || string(got) != wantOut || !strings.Contains(errs, "lines 3000, blank 0, invalid 0, unique 2000") {
+			t.Errorf("%s: resumed over the grown input: exit %d, %d lines, stderr %q", enc.name, code, len(lines(string(got))), errs)
+		}
 	}
 }
