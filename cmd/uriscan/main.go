@@ -149,6 +149,24 @@ output error stops the run with the position decided up to. SIGINT and SIGTERM f
 		setup:   setupDedup,
 	},
 	{
+		name:     "extract",
+		synopsis: "[--format text|jsonl|tsv] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
+		summary:  "write the URIs found in logs and free text, in input order",
+		doc: `Finds absolute URIs in any text (logs, mail, pages) and writes each one's
+bytes on a line of its own, in input order (so "uriscan extract log | sort
+-u" works); --format jsonl writes {"file","line","offset","uri","valid",
+"scheme","host"} and tsv the file, line, offset and URI. The classification
+kernel finds the candidate colons a block at a time; each candidate is
+delimited as RFC 3986 Appendix C recommends (whitespace, quotes, <...>,
+<URL:...>), loses trailing sentence punctuation (. , ; : ! ? ') and any
+unbalanced closing ')' or ']' (Markdown [t](http://a/b) gives http://a/b),
+and is then parsed strictly, cut at its first invalid byte if it must be.
+Schemes: http and https unless told otherwise. The input is read as a
+stream; a URI across two reads is found once.`,
+		example: `uriscan extract --format jsonl access.log.gz`,
+		setup:   setupExtract,
+	},
+	{
 		name:     "cpu",
 		synopsis: "",
 		summary:  "report the CPU and the classification kernel in use",

@@ -921,3 +921,38 @@ func TestCompressedAndBOM(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractCommand: the URIs of a log, one per line in input order, in
+// every format, from a compressed file too; --rejects and schemes.
+func TestExtractCommand(t *testing.T) {
+	log := `1.2.3.4 - - [x] "GET http://a/b?c HTTP/1.1" 200 1 "https://r/x." "UA (+http://bot/)"` + "\n" +
+		"see [t](http://md/x) and http://[::1 and mailto:joe@example.com\n"
+	code, out, errs := cli(t, log, "extract")
+	if code != 0 || out != "http://a/b?c\nhttps://r/x\nhttp://bot/\nhttp://md/x\n" || errs != "" {
+		t.Fatalf("text: exit %d, %q, %q", code, out, errs)
+	}
+	_, out, _ = cli(t, log, "extract", "--format", "jsonl", "--rejects")
+	var recs []map[string]any
+	for _, l := range lines(out) {
+		recs = append(recs, decode(t, l))
+	}
+	if len(recs) != 5 || recs[0]["offset"] != 21.0 || recs[0]["host"] != "a" || recs[3]["line"] != 2.0 ||
+		recs[4]["uri"] != "http://[::1" || recs[4]["valid"] != false {
+		t.Fatalf("jsonl: %s", out)
+	}
+	_, out, _ = cli(t, log, "extract", "--format", "tsv", "--schemes", "mailto,https")
+	if out != "<stdin>\t1\t51\thttps://r/x\n<stdin>\t2\t126\tmailto:joe@example.com\n" {
+		t.Fatalf("tsv: %q", out)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(log))
+	zw.Close()
+	f := writeFile(t, "log", gz.String())
+	if code, out, _ := cli(t, "", "extract", f); code != 0 || len(lines(out)) != 4 {
+		t.Fatalf("gzip: exit %d, %q", code, out)
+	}
+	if code, _, errs := cli(t, "", "extract", "--format", "xml"); code != 2 || !strings.Contains(errs, "--format") {
+		t.Fatalf("bad format: exit %d %q", code, errs)
+	}
+}

@@ -1,0 +1,388 @@
+package uriscan
+
+import (
+	"bytes"
+	"io"
+	"math/bits"
+
+	"github.com/uriscan/uriscan/classify"
+)
+
+// Extractor finds absolute URIs in free text: logs, mail, pages. The
+// classification kernel finds the candidates a block at a time (a ':'
+// among 64 bytes is one bit of its masks); scalar code only looks at those
+// colons: it walks back over the scheme, forward over the bytes a URI may
+// hold, delimits the candidate as RFC 3986 Appendix C recommends, and
+// hands it to the strict scanner.
+//
+// # What is a match
+//
+// A candidate is a scheme (the longest run of scheme characters before a
+// ':' that starts with a letter; it must be one of Schemes,
+// case-insensitively), the ':', and the bytes after it up to the first
+// byte that cannot occur in a URI (space, control, '"', '<', '>', '\\',
+// '^', '`', '{', '|', '}', DEL, non-ASCII). So "<URL:http://a/b>",
+// "<http://a/b>", "\"http://a/b\"" and whitespace delimit a URI as Appendix
+// C recommends. Then, in a loop until nothing changes:
+//
+//   - trailing sentence punctuation is not part of the URI: . , ; : ! ? '
+//   - a trailing ')' or ']' is kept only when it closes a bracket opened
+//     inside the candidate ("https://en.wikipedia.org/wiki/Go_(language)"
+//     stays whole; "(see http://a/b)" gives "http://a/b"; so does the
+//     Markdown "[t](http://a/b)");
+//   - the candidate is parsed strictly (RFC 3986); if it fails, it is cut
+//     at the first offending byte ("[http://a/b](http://a/b)" gives the
+//     two URIs).
+//
+// What remains is a match if it parses and has more than its scheme and
+// ':' (with "//", a non-empty host). A candidate that leaves no match is
+// a rejection (see Rejects). Matches do not overlap and come in input
+// order.
+type Extractor struct {
+	// Schemes are the schemes that count (lower case); nil means "http"
+	// and "https". AnyScheme takes every syntactically valid scheme of
+	// at least MinSchemeLen bytes (default 3, so that "a:b" in prose is
+	// not a URI).
+	Schemes      []string
+	AnyScheme    bool
+	MinSchemeLen int
+	// Rejects makes Append report candidates that leave no match, with
+	// Rejected set, instead of dropping them.
+	Rejects bool
+
+	masks [extractChunk / blockSize]blockMasks
+}
+
+// Match is one URI found in a text: its bytes are text[Start:End] (offsets
+// from the start of the text, or of the stream for a Scanner). Line is its
+// line number, counting '\n' from 1. Rejected is set, with Rejects, for a
+// candidate that left no URI; Start:End is then the candidate.
+type Match struct {
+	Start, End int64
+	Line       int64
+	Rejected   bool
+}
+
+// extractChunk is how many bytes are classified at once: the masks of a
+// chunk stay in L1 while its colons are confirmed.
+const extractChunk = 64 * blockSize
+
+// Append appends the matches in text to dst and returns it. It does not
+// allocate beyond growing dst.
+func (x *Extractor) Append(dst []Match, text []byte) []Match {
+	dst, _, _ = x.appendFrom(dst, text, 0, len(text), 0, 1)
+	return dst
+}
+
+// appendFrom finds the matches whose colon lies in text[from:to] and that
+// start at or after done; line is the line number at text[from]. It
+// returns dst, the end of the last match (or done), and the line number
+// at text[to].
+func (x *Extractor) appendFrom(dst []Match, text []byte, from, to, done int, line int64) ([]Match, int, int64) {
+	for c := from; c < to; c += extractChunk {
+		n := min(extractChunk, to-c)
+		nb := (n + blockSize - 1) / blockSize
+		classifyBlocks(x.masks[:nb], text[c:c+n])
+		lines := line // at the start of block b
+		for b := range nb {
+			m := &x.masks[b]
+			// ':' and '@' are the structural bytes that are neither in
+			// the tail set (? # % [ ]) nor delimiters (/ ? #).
+			colons := m.structural &^ (m.tail | m.delim)
+			at := c + b*blockSize
+			for colons != 0 {
+				i := at + bits.TrailingZeros64(colons)
+				colons &= colons - 1
+				if text[i] != ':' || i < done {
+					continue
+				}
+				start, end, ok := x.candidate(text, i, c, c+n)
+				if start < 0 {
+					continue
+				}
+				if start < done {
+					continue
+				}
+				l := lines + int64(bits.OnesCount64(m.newline&(1<<uint(i-at)-1)))
+				if ok {
+					dst = append(dst, Match{Start: int64(start), End: int64(end), Line: l})
+					done = end
+				} else if x.Rejects {
+					dst = append(dst, Match{Start: int64(start), End: int64(end), Line: l, Rejected: true})
+					done = end
+				}
+			}
+			lines += int64(bits.OnesCount64(m.newline))
+		}
+		line = lines
+	}
+	return dst, done, line
+}
+
+// runEnd returns the index of the first byte at or after i that cannot be
+// in a URI, or len(text): from the chunk's invalid masks (text[c:cEnd] is
+// the chunk classified), then byte by byte past the chunk.
+func (x *Extractor) runEnd(text []byte, i, c, cEnd int) int {
+	for i < cEnd {
+		b := (i - c) / blockSize
+		bit := uint(i-c) % blockSize
+		if inv := x.masks[b].invalid >> bit; inv != 0 {
+			return min(i+bits.TrailingZeros64(inv), cEnd)
+		}
+		i += blockSize - int(bit)
+	}
+	// No byte of the chunk from i on ends the run: go on past the chunk.
+	i = min(i, cEnd)
+	for i < len(text) && classify.Table[text[i]]&classify.Invalid == 0 {
+		i++
+	}
+	return i
+}
+
+// candidate delimits the URI whose scheme ends at the ':' text[i]. It
+// (text[c:cEnd] is the chunk whose masks x holds.) It
+// returns start < 0 if there is no candidate there (no allowed scheme),
+// else the candidate's bounds and whether it is a match (else: a
+// rejection, with the bounds of the whole candidate).
+func (x *Extractor) candidate(text []byte, i, c, cEnd int) (start, end int, ok bool) {
+	s := i
+	for s > 0 && classify.Table[text[s-1]]&(classify.SchemeChar|classify.Alpha) != 0 {
+		s--
+	}
+	// A scheme begins with a letter: "+http://" (a user agent's bot URL)
+	// and "1http://" hold "http".
+	for s < i && classify.Table[text[s]]&classify.Alpha == 0 {
+		s++
+	}
+	if s == i || !x.allowed(text[s:i]) {
+		return -1, 0, false
+	}
+	e := x.runEnd(text, i+1, c, cEnd)
+	whole := e
+	for {
+		e = trimEnd(text[s:e]) + s
+		if e <= i+1 {
+			return s, whole, false
+		}
+		off := validPrefix(text[s:e])
+		if off < 0 {
+			break
+		}
+		if s+off < e {
+			e = s + off
+		} else {
+			e-- // it ended too soon ("http://[::1"): shorter, until it parses
+		}
+	}
+	// More than "scheme:"; with an authority, a host. The schemes whose
+	// URIs always have a host (RFC 9110 §4.2: http, https; and ws, wss,
+	// ftp) need "//" and one.
+	rest := text[i+1 : e]
+	if needsHost(text[s:i]) && !bytes.HasPrefix(rest, []byte("//")) {
+		return s, whole, false
+	}
+	if bytes.HasPrefix(rest, []byte("//")) {
+		h := 2
+		if at := bytes.IndexByte(rest[2:], '@'); at >= 0 && bytes.IndexAny(rest[2:2+at], "/?#") < 0 {
+			h += at + 1
+		}
+		if h >= len(rest) || rest[h] == '/' || rest[h] == '?' || rest[h] == '#' || rest[h] == ':' {
+			return s, whole, false
+		}
+	}
+	return s, e, true
+}
+
+// needsHost reports whether URIs of scheme always have an authority with a
+// host.
+func needsHost(scheme []byte) bool {
+	switch len(scheme) {
+	case 2:
+		return equalFold(scheme, "ws")
+	case 3:
+		return equalFold(scheme, "wss") || equalFold(scheme, "ftp")
+	case 4:
+		return equalFold(scheme, "http")
+	case 5:
+		return equalFold(scheme, "https")
+	}
+	return false
+}
+
+// trimEnd returns the length of c without trailing sentence punctuation
+// and unbalanced closing brackets.
+func trimEnd(c []byte) int {
+	n := len(c)
+	for n > 0 {
+		switch c[n-1] {
+		case '.', ',', ';', ':', '!', '?', '\'':
+			n--
+			continue
+		case ')':
+			if bytes.Count(c[:n], []byte("(")) < bytes.Count(c[:n], []byte(")")) {
+				n--
+				continue
+			}
+		case ']':
+			if bytes.Count(c[:n], []byte("[")) < bytes.Count(c[:n], []byte("]")) {
+				n--
+				continue
+			}
+		}
+		break
+	}
+	return n
+}
+
+// validPrefix parses c strictly and returns -1 if it is a URI-reference,
+// else the offset of the first byte at which it goes wrong.
+func validPrefix(c []byte) int {
+	var w walker
+	s := bytesToString(c)
+	w.init(s, 0)
+	w.errOff = noError
+	var u URI
+	u.src, u.end = s, int32(len(s))
+	w.walk(&u, 0)
+	if w.errOff == noError {
+		return -1
+	}
+	return w.errOff
+}
+
+// allowed reports whether scheme counts.
+func (x *Extractor) allowed(scheme []byte) bool {
+	if x.AnyScheme {
+		min := x.MinSchemeLen
+		if min <= 0 {
+			min = 3
+		}
+		return len(scheme) >= min
+	}
+	if x.Schemes == nil {
+		return len(scheme) == 4 && equalFold(scheme, "http") || len(scheme) == 5 && equalFold(scheme, "https")
+	}
+	for _, s := range x.Schemes {
+		if len(s) == len(scheme) && equalFold(scheme, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// equalFold compares an ASCII scheme with a lower-case name.
+func equalFold(b []byte, lower string) bool {
+	for i := range b {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// MaxExtractLength is the longest candidate an ExtractScanner keeps
+// across reads: a run of URI bytes longer than this (a token of megabytes,
+// a binary blob) is dropped, with any URI in it.
+const MaxExtractLength = 64 << 10
+
+// ExtractScanner finds the matches of an Extractor in a stream, a read
+// buffer at a time; a URI that straddles two reads is found once, with
+// its offsets in the stream. Each Scan hands out the matches settled by
+// one read (Matches); Bytes gives a match's bytes until the next Scan.
+type ExtractScanner struct {
+	x       *Extractor
+	r       io.Reader
+	buf     []byte
+	have    int   // bytes of buf read
+	from    int   // buf[:from] is settled: dropped at the next Scan
+	base    int64 // stream offset of buf[0]
+	line    int64 // line number at buf[from]
+	matches []Match
+	err     error
+	eof     bool
+}
+
+// NewExtractScanner returns a scanner of r's matches by x.
+func NewExtractScanner(x *Extractor, r io.Reader) *ExtractScanner {
+	return &ExtractScanner{x: x, r: r, buf: make([]byte, DefaultBufferSize), line: 1}
+}
+
+// Scan reads on until it has matches to hand out and reports whether it
+// has; false at the end of the input (see Err).
+func (s *ExtractScanner) Scan() bool {
+	s.matches = s.matches[:0]
+	for !s.eof {
+		// Drop what is settled; keep the unfinished run of URI bytes.
+		s.have = copy(s.buf, s.buf[s.from:s.have])
+		s.base += int64(s.from)
+		s.from = 0
+		empty := 0
+		for !s.eof && s.have < len(s.buf) {
+			m, err := s.r.Read(s.buf[s.have:])
+			s.have += m
+			if err != nil {
+				s.eof = true
+				if err != io.EOF {
+					s.err = err
+				}
+			}
+			if m > 0 {
+				break
+			}
+			if empty++; empty >= maxEmptyReads {
+				s.eof, s.err = true, io.ErrNoProgress
+			}
+		}
+		text := s.buf[:s.have]
+		// Everything up to the last byte that cannot be in a URI is
+		// settled: a candidate there ends at or before it.
+		safe := len(text)
+		if !s.eof {
+			safe = lastInvalid(text) + 1
+			if safe == 0 {
+				if len(text) < len(s.buf) {
+					continue // read more
+				}
+				// A run longer than the buffer: drop all but its end.
+				safe = len(text) - MaxExtractLength
+				s.line += int64(bytes.Count(text[:safe], []byte("\n")))
+				s.from = safe
+				continue
+			}
+		}
+		s.matches, _, s.line = s.x.appendFrom(s.matches, text, 0, safe, 0, s.line)
+		for i := range s.matches {
+			s.matches[i].Start += s.base
+			s.matches[i].End += s.base
+		}
+		s.from = safe
+		if len(s.matches) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Matches returns the matches the last Scan settled.
+func (s *ExtractScanner) Matches() []Match { return s.matches }
+
+// Bytes returns the bytes of a match of the last Scan.
+func (s *ExtractScanner) Bytes(m Match) []byte { return s.buf[m.Start-s.base : m.End-s.base] }
+
+// Err returns the read error that ended the input, or nil at its end.
+func (s *ExtractScanner) Err() error { return s.err }
+
+// lastInvalid returns the index of the last byte of text that cannot be in
+// a URI, or -1.
+func lastInvalid(text []byte) int {
+	for i := len(text) - 1; i >= 0; i-- {
+		if classify.Table[text[i]]&classify.Invalid != 0 {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,372 @@
+package uriscan
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/uriscan/uriscan/internal/shareddata"
+)
+
+// extractCases: text and the URIs it holds, from RFC 3986 Appendix C, real
+// logs, mail, Markdown and prose.
+var extractCases = []struct {
+	in   string
+	want []string
+}{
+	// Appendix C's delimiters.
+	{"Yes, Jim, I found it under \"http://www.w3.org/Addressing/\",", []string{"http://www.w3.org/Addressing/"}},
+	{"but you can probably pick it up from <ftp://foo.example.com/rfc/>.", nil},
+	{"Note the warning in <http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING>.", []string{"http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING"}},
+	{"<URL:http://www.example.com/a/b>", []string{"http://www.example.com/a/b"}},
+	{"<URL: http://www.example.com/a/b >", []string{"http://www.example.com/a/b"}},
+	{"<http://a/b>", []string{"http://a/b"}},
+	{"\"http://a/b\"", []string{"http://a/b"}},
+	{"'http://a/b'", []string{"http://a/b"}},
+	{"http://a/b", []string{"http://a/b"}},
+	{"http://a/b\n", []string{"http://a/b"}},
+	{"\thttp://a/b\t", []string{"http://a/b"}},
+	{"x http://a/b y", []string{"http://a/b"}},
+	// Trailing punctuation.
+	{"See http://a/b.", []string{"http://a/b"}},
+	{"See http://a/b,", []string{"http://a/b"}},
+	{"See http://a/b;", []string{"http://a/b"}},
+	{"See http://a/b:", []string{"http://a/b"}},
+	{"See http://a/b!", []string{"http://a/b"}},
+	{"See http://a/b?", []string{"http://a/b"}},
+	{"See http://a/b'", []string{"http://a/b"}},
+	{"See http://a/b...", []string{"http://a/b"}},
+	{"See http://a/b?!", []string{"http://a/b"}},
+	{"See http://a/b?q=1.", []string{"http://a/b?q=1"}},
+	{"See http://a/b?q=1&r=2.", []string{"http://a/b?q=1&r=2"}},
+	{"http://a/b.html", []string{"http://a/b.html"}},
+	{"http://a/b.html.", []string{"http://a/b.html"}},
+	{"http://a/b#frag.", []string{"http://a/b#frag"}},
+	{"http://a/b/.", []string{"http://a/b/"}},
+	{"http://a:80/", []string{"http://a:80/"}},
+	{"http://a:80:", []string{"http://a:80"}},
+	{"http://a.", []string{"http://a"}},
+	{"http://a.b.c.", []string{"http://a.b.c"}},
+	// Brackets.
+	{"https://en.wikipedia.org/wiki/Go_(programming_language)", []string{"https://en.wikipedia.org/wiki/Go_(programming_language)"}},
+	{"(see https://en.wikipedia.org/wiki/Go_(programming_language))", []string{"https://en.wikipedia.org/wiki/Go_(programming_language)"}},
+	{"(see http://a/b)", []string{"http://a/b"}},
+	{"(see http://a/b).", []string{"http://a/b"}},
+	{"(http://a/b), (http://c/d)", []string{"http://a/b", "http://c/d"}},
+	{"((http://a/b))", []string{"http://a/b"}},
+	{"[t](http://a/b)", []string{"http://a/b"}},
+	{"[http://a/b](http://a/b)", []string{"http://a/b", "http://a/b"}},
+	{"[link](https://example.com/path?q=1#f) and more", []string{"https://example.com/path?q=1#f"}},
+	{"![img](http://a/i.png)", []string{"http://a/i.png"}},
+	{"[ref]: http://a/b", []string{"http://a/b"}},
+	{"http://[::1]/", []string{"http://[::1]/"}},
+	{"http://[::1]:8080/x", []string{"http://[::1]:8080/x"}},
+	{"[http://[::1]/]", []string{"http://[::1]/"}},
+	{"http://a/b)c", []string{"http://a/b)c"}},
+	{"http://a/(b)c", []string{"http://a/(b)c"}},
+	{"http://a/b]", []string{"http://a/b"}},
+	{"{http://a/b}", []string{"http://a/b"}},
+	// Schemes.
+	{"HTTP://A/B", []string{"HTTP://A/B"}},
+	{"HtTpS://a/", []string{"HtTpS://a/"}},
+	{"xhttp://a/b", nil},
+	{"x-http://a/b", nil},
+	{"ftp://a/b", nil},
+	{"mailto:joe@example.com", nil},
+	{"urn:isbn:123", nil},
+	{"1http://a/", []string{"http://a/"}},
+	{"+http://a/", []string{"http://a/"}},
+	{"svn+http://a/", nil},
+	{"a:b", nil},
+	{"http:", nil},
+	{"http:/", nil},
+	{"http://", nil},
+	{"http:// a", nil},
+	{"http://?q", nil},
+	{"http:///p", nil},
+	{"http://u@/p", nil},
+	{"http:a", nil},
+	{"http:/a/b", nil},
+	{"https://a/", []string{"https://a/"}},
+	{"httpss://a/", nil},
+	// Percent-encodings and invalid bytes cut the URI.
+	{"http://a/%41%42", []string{"http://a/%41%42"}},
+	{"http://a/%zz", []string{"http://a/"}},
+	{"http://a/b%", []string{"http://a/b"}},
+	{"http://a/b%4", []string{"http://a/b"}},
+	{"http://a/b\\c", []string{"http://a/b"}},
+	{"http://a/b|c", []string{"http://a/b"}},
+	{"http://a/b^c", []string{"http://a/b"}},
+	{"http://a/b`c", []string{"http://a/b"}},
+	{"http://a/b\x00c", []string{"http://a/b"}},
+	{"http://a/b\x7fc", []string{"http://a/b"}},
+	{"http://a/b\xc3\xa9", []string{"http://a/b"}},
+	{"http://é.com/", nil},
+	{"http://a/b#c#d", []string{"http://a/b#c"}},
+	{"http://a/b[c]", []string{"http://a/b"}},
+	{"http://a b/", []string{"http://a"}},
+	{"http://[::1/", nil},
+	{"http://[v1.x]/", []string{"http://[v1.x]/"}},
+	// Several, adjacent, and in logs.
+	{"http://a/ http://b/", []string{"http://a/", "http://b/"}},
+	{"http://a/,http://b/", []string{"http://a/,http://b/"}},
+	{"http://a/\nhttp://b/\n", []string{"http://a/", "http://b/"}},
+	{"http://a/http://b/", []string{"http://a/http://b/"}},
+	{"u=http://a/b&v=http://c/d", []string{"http://a/b&v=http://c/d"}},
+	{"?u=http://a/b", []string{"http://a/b"}},
+	{"=http://a/b", []string{"http://a/b"}},
+	{"/http://a/b", []string{"http://a/b"}},
+	{"x=1;http://a/b", []string{"http://a/b"}},
+	{`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET http://a/b?c=d HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08"`, []string{"http://a/b?c=d", "http://www.example.com/start.html"}},
+	{`"GET /index.html HTTP/1.1" 200 - "https://www.google.com/search?q=x" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"`, []string{"https://www.google.com/search?q=x", "http://www.google.com/bot.html"}},
+	{`{"url":"https://api.example.com/v1/x?y=1","ref":"http://a/"}`, []string{"https://api.example.com/v1/x?y=1", "http://a/"}},
+	{"<a href=\"http://a/b\">http://a/b</a>", []string{"http://a/b", "http://a/b"}},
+	{"<a href='http://a/b'>x</a>", []string{"http://a/b"}},
+	{"Visit http://example.com/~user/index.html today!", []string{"http://example.com/~user/index.html"}},
+	{"http://user:pass@host:8080/p?q#f", []string{"http://user:pass@host:8080/p?q#f"}},
+	{"http://a/b*c+d$e", []string{"http://a/b*c+d$e"}},
+	{"http://a/b=", []string{"http://a/b="}},
+	{"http://a/b&", []string{"http://a/b&"}},
+	{"http://a/b-", []string{"http://a/b-"}},
+	{"http://a/b_", []string{"http://a/b_"}},
+	{"http://a/b~", []string{"http://a/b~"}},
+	{"", nil},
+	{"no uris here: just prose; and colons: many.", nil},
+	{":::://://", nil},
+	{"http", nil},
+	{strings.Repeat("x", 100) + " http://a/" + strings.Repeat("y", 100), []string{"http://a/" + strings.Repeat("y", 100)}},
+}
+
+func matchStrings(text string, ms []Match) []string {
+	var out []string
+	for _, m := range ms {
+		s := text[m.Start:m.End]
+		if m.Rejected {
+			s = "REJECTED " + s
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestExtract: every table case, in one buffer, as a stream read a byte at
+// a time and in halves, and with text around it (offsets, lines).
+func TestExtract(t *testing.T) {
+	if len(extractCases) < 100 {
+		t.Fatalf("%d cases, want at least 100", len(extractCases))
+	}
+	forEachKernel(t, func(t *testing.T) {
+		var x Extractor
+		for _, c := range extractCases {
+			got := matchStrings(c.in, x.Append(nil, []byte(c.in)))
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("%q:\ngot  %q\nwant %q", c.in, got, c.want)
+				continue
+			}
+			for name, r := range map[string]func(string) []string{
+				"onebyte": func(s string) []string { return streamStrings(t, &x, iotest.OneByteReader(strings.NewReader(s))) },
+				"half":    func(s string) []string { return streamStrings(t, &x, iotest.HalfReader(strings.NewReader(s))) },
+			} {
+				if got := r(c.in); fmt.Sprint(got) != fmt.Sprint(c.want) {
+					t.Errorf("%s %q:\ngot  %q\nwant %q", name, c.in, got, c.want)
+				}
+			}
+		}
+	})
+}
+
+// streamStrings runs an ExtractScanner and renders its matches.
+func streamStrings(t *testing.T, x *Extractor, r interface{ Read([]byte) (int, error) }) []string {
+	t.Helper()
+	s := NewExtractScanner(x, r)
+	var out []string
+	for s.Scan() {
+		for _, m := range s.Matches() {
+			out = append(out, string(s.Bytes(m)))
+		}
+	}
+	if s.Err() != nil {
+		t.Fatal(s.Err())
+	}
+	return out
+}
+
+// TestExtractPositions: offsets and line numbers in a long text, across
+// every chunk and read boundary.
+func TestExtractPositions(t *testing.T) {
+	var b strings.Builder
+	var want []string
+	for i := range 5000 {
+		fmt.Fprintf(&b, "line %d text ", i)
+		if i%3 == 0 {
+			u := fmt.Sprintf("http://h%d.example/p?q=%d", i, i)
+			want = append(want, fmt.Sprintf("%d@%d:%s", i+1, b.Len(), u))
+			b.WriteString(u)
+		}
+		b.WriteString(strings.Repeat(" pad", i%37) + ".\n")
+	}
+	text := b.String()
+	render := func(ms []Match, get func(Match) string) string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, fmt.Sprintf("%d@%d:%s", m.Line, m.Start, get(m)))
+		}
+		return strings.Join(out, "\n")
+	}
+	var x Extractor
+	got := render(x.Append(nil, []byte(text)), func(m Match) string { return text[m.Start:m.End] })
+	if got != strings.Join(want, "\n") {
+		t.Fatalf("buffer:\n%s", firstDiff(got, strings.Join(want, "\n")))
+	}
+	for _, r := range []interface{ Read([]byte) (int, error) }{strings.NewReader(text), iotest.HalfReader(strings.NewReader(text)), iotest.OneByteReader(strings.NewReader(text))} {
+		s := NewExtractScanner(&x, r)
+		var all []string
+		for s.Scan() {
+			all = append(all, render(s.Matches(), func(m Match) string { return string(s.Bytes(m)) }))
+		}
+		if strings.Join(all, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("stream:\n%s", firstDiff(strings.Join(all, "\n"), strings.Join(want, "\n")))
+		}
+	}
+}
+
+// TestExtractRejects: candidates that leave no URI are reported with
+// Rejects, and nothing else changes.
+func TestExtractRejects(t *testing.T) {
+	x := Extractor{Rejects: true}
+	in := "a http:// b http://[::1/ c http://ok/ d http://?q"
+	got := matchStrings(in, x.Append(nil, []byte(in)))
+	want := []string{"REJECTED http://", "REJECTED http://[::1/", "http://ok/", "REJECTED http://?q"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestExtractSchemes: a scheme list, and any scheme with a minimum length.
+func TestExtractSchemes(t *testing.T) {
+	in := "mailto:joe@example.com ftp://f/x urn:isbn:0451450523 a:b ws://w/ data:text/plain,hi http://h/"
+	for _, tc := range []struct {
+		x    Extractor
+		want []string
+	}{
+		{Extractor{Schemes: []string{"mailto", "ftp", "ws"}}, []string{"mailto:joe@example.com", "ftp://f/x", "ws://w/"}},
+		{Extractor{AnyScheme: true}, []string{"mailto:joe@example.com", "ftp://f/x", "urn:isbn:0451450523", "data:text/plain,hi", "http://h/"}},
+		{Extractor{AnyScheme: true, MinSchemeLen: 1}, []string{"mailto:joe@example.com", "ftp://f/x", "urn:isbn:0451450523", "a:b", "ws://w/", "data:text/plain,hi", "http://h/"}},
+	} {
+		if got := matchStrings(in, tc.x.Append(nil, []byte(in))); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%+v:\ngot  %q\nwant %q", tc.x, got, tc.want)
+		}
+	}
+}
+
+// TestExtractZeroAllocs: finding matches allocates nothing once dst has
+// room.
+func TestExtractZeroAllocs(t *testing.T) {
+	text := []byte(strings.Repeat(`1.2.3.4 - - [x] "GET http://a/b?c HTTP/1.1" 200 1 "https://r/x" "UA (+http://bot/)"`+"\n", 100))
+	var x Extractor
+	dst := make([]Match, 0, 1000)
+	if n := testing.AllocsPerRun(20, func() { dst = x.Append(dst[:0], text) }); n != 0 || len(dst) != 300 {
+		t.Fatalf("%v allocs, %d matches", n, len(dst))
+	}
+}
+
+// carefulRE is RFC 3986's grammar for an http(s) URI with a host, as a
+// regexp: scheme not preceded by a letter or digit, userinfo, host
+// (IP-literal or reg-name), port, path-abempty, query, fragment, each with
+// the characters Appendix A allows.
+var carefulRE = func() *regexp.Regexp {
+	const (
+		unres = `A-Za-z0-9\-._~`
+		sub   = `!$&'()*+,;=`
+		pct   = `%[0-9A-Fa-f]{2}`
+	)
+	pchar := `(?:[` + unres + sub + `:@]|` + pct + `)`
+	return regexp.MustCompile(`(?:^|[^A-Za-z0-9])((?i:https?)://` +
+		`(?:(?:[` + unres + sub + `:]|` + pct + `)*@)?` +
+		`(?:\[[0-9A-Fa-f:.]+\]|(?:[` + unres + sub + `]|` + pct + `)+)` +
+		`(?::[0-9]*)?` +
+		`(?:/` + pchar + `*)*` +
+		`(?:\?(?:` + pchar + `|[/?])*)?` +
+		`(?:#(?:` + pchar + `|[/?])*)?)`)
+}()
+
+// TestExtractVsRegexp: on the shared access log (or the bundled sample),
+// every http(s) URI the careful regexp finds, the extractor finds at the
+// same offset, the same or shorter only by trailing punctuation and
+// unbalanced brackets (Appendix C), and the extractor finds nothing else.
+func TestExtractVsRegexp(t *testing.T) {
+	var text []byte
+	if shareddata.Available(t) {
+		b, err := os.ReadFile(shareddata.Path(t, "logs/access.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = b
+	} else {
+		b, err := os.ReadFile("testdata/sample.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = b
+	}
+	var x Extractor
+	ms := x.Append(nil, text)
+	got := map[int64]int64{}
+	for _, m := range ms {
+		got[m.Start] = m.End
+	}
+	re := carefulRE.FindAllSubmatchIndex(text, -1)
+	if len(re) == 0 {
+		t.Fatal("the regexp finds nothing")
+	}
+	found := 0
+	for _, r := range re {
+		start, end := int64(r[2]), int64(r[3])
+		e, ok := got[start]
+		if !ok {
+			t.Fatalf("the regexp finds %q at %d, the extractor nothing there", text[start:end], start)
+		}
+		if e > end || e < end && int64(trimEnd(text[start:end])) < e-start {
+			t.Fatalf("at %d: regexp %q, extractor %q", start, text[start:end], text[start:e])
+		}
+		found++
+	}
+	if found != len(ms) {
+		t.Fatalf("the regexp finds %d URIs, the extractor %d", found, len(ms))
+	}
+	t.Logf("%d URIs in %d bytes, the same as the regexp's", found, len(text))
+}
+
+// BenchmarkExtract: the extractor against Go's regexp (the careful one and
+// the common https?://[^ "]+) over the shared access log.
+func BenchmarkExtract(b *testing.B) {
+	text, err := os.ReadFile(shareddata.Path(b, "logs/access.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	common := regexp.MustCompile(`https?://[^ "]+`)
+	for _, k := range availableKernels() {
+		b.Run("impl="+k.String(), func(b *testing.B) {
+			defer useKernel(k)()
+			var x Extractor
+			dst := x.Append(nil, text)
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				dst = x.Append(dst[:0], text)
+			}
+		})
+	}
+	for name, re := range map[string]*regexp.Regexp{"regexp-common": common, "regexp-careful": carefulRE} {
+		b.Run("impl="+name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				re.FindAllIndex(text, -1)
+			}
+		})
+	}
+}
