@@ -18,6 +18,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -221,6 +223,9 @@ func (e *env) dispatch(args []string) int {
 	case "-h", "-help", "--help":
 		mainUsage(e.out)
 		return exitOK
+	case "--version", "-version", "version":
+		e.out.WriteString(versionLine() + "\n")
+		return exitOK
 	case "help":
 		return e.help(args[1:])
 	default:
@@ -239,7 +244,7 @@ func (e *env) dispatch(args []string) int {
 			return exitOK
 		}
 		if err != nil {
-			return e.usageError(c.name+": "+err.Error(), c)
+			return e.usageError(c.name+": "+flagError(err, args[1:]), c)
 		}
 		if f := fs.Lookup("max-line"); f != nil {
 			n := f.Value.(flag.Getter).Get().(int)
@@ -293,6 +298,58 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 	return fs, c.setup(fs)
 }
 
+// flagError words a flag parsing error with the flag as the user typed it
+// ("--nope", where the flag package says "-nope").
+func flagError(err error, args []string) string {
+	msg := err.Error()
+	for _, prefix := range []string{"flag provided but not defined: ", "flag needs an argument: "} {
+		name, ok := strings.CutPrefix(msg, prefix)
+		if !ok {
+			continue
+		}
+		bare := strings.TrimLeft(name, "-")
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if n, _, _ := strings.Cut(a, "="); strings.HasPrefix(n, "-") && strings.TrimLeft(n, "-") == bare {
+				name = n
+				break
+			}
+		}
+		if strings.HasPrefix(prefix, "flag provided") {
+			return "unknown flag " + name
+		}
+		return "flag " + name + " needs a value"
+	}
+	return msg
+}
+
+// versionLine says which uriscan this is: the module version (or the VCS
+// revision of a build from a clone), the Go version and the kernel.
+func versionLine() string {
+	v, rev, dirty := "(devel)", "", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+dirty"
+				}
+			}
+		}
+	}
+	if rev != "" {
+		v += " " + rev[:min(12, len(rev))] + dirty
+	}
+	return "uriscan " + v + " " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + " kernel " + uriscan.Kernel()
+}
+
 // parseInterspersed parses flags that may come before, between or after
 // the file names ("resolve urls.txt --base X"). A "--" ends the flags:
 // everything after it is a file name.
@@ -330,7 +387,7 @@ Commands:
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	w.WriteString("  help       show help for a command (uriscan help COMMAND)\n\nExamples:\n")
+	w.WriteString("  help       show help for a command (uriscan help COMMAND)\n  version    say which uriscan this is (also --version)\n\nExamples:\n")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %s\n", c.example)
 	}

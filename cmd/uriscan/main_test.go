@@ -956,3 +956,26 @@ func TestExtractCommand(t *testing.T) {
 		t.Fatalf("bad format: exit %d %q", code, errs)
 	}
 }
+
+// TestFlagErrorsAsTyped: an unknown flag, or one without its value, is
+// named as the user typed it; --version says what this is.
+func TestFlagErrorsAsTyped(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"split", "--nope"}, "uriscan: split: unknown flag --nope\n"},
+		{[]string{"split", "-nope=3"}, "uriscan: split: unknown flag -nope\n"},
+		{[]string{"dedup", "--store"}, "uriscan: dedup: flag --store needs a value\n"},
+	} {
+		code, _, errs := cli(t, "", tc.args...)
+		if code != 2 || !strings.HasPrefix(errs, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", tc.args, code, errs, tc.want)
+		}
+	}
+	for _, a := range []string{"--version", "version"} {
+		if code, out, _ := cli(t, "", a); code != 0 || !strings.HasPrefix(out, "uriscan ") || !strings.Contains(out, " kernel "+uriscan.Kernel()) {
+			t.Errorf("%s: exit %d, %q", a, code, out)
+		}
+	}
+}
