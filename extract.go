@@ -178,10 +178,11 @@ func (x *Extractor) candidate(text []byte, i, c, cEnd int) (start, end int, ok b
 	// URIs always have a host (RFC 9110 §4.2: http, https; and ws, wss,
 	// ftp) need "//" and one.
 	rest := text[i+1 : e]
-	if needsHost(text[s:i]) && !bytes.HasPrefix(rest, []byte("//")) {
+	slashes := len(rest) >= 2 && rest[0] == '/' && rest[1] == '/'
+	if !slashes && needsHost(text[s:i]) {
 		return s, whole, false
 	}
-	if bytes.HasPrefix(rest, []byte("//")) {
+	if slashes {
 		h := 2
 		if at := bytes.IndexByte(rest[2:], '@'); at >= 0 && bytes.IndexAny(rest[2:2+at], "/?#") < 0 {
 			h += at + 1
