@@ -139,7 +139,7 @@ func (s *LineScanner) Reset(r io.Reader) {
 // terminator; n <= 0 means DefaultMaxLine. A longer record is invalid
 // (ErrTooLong) and, in stream mode, read past without being kept: the read
 // buffer grows to at most n+2 bytes. The limit cannot exceed MaxLength-2.
-func (s *LineScanner) SetMaxLine(n int) { s.maxLine, s.lim = n, 0; s.lim = s.MaxLine() }
+func (s *LineScanner) SetMaxLine(n int) { s.maxLine = n; s.lim = s.MaxLine() }
 
 // MaxLine returns the line limit in force.
 func (s *LineScanner) MaxLine() int {
@@ -329,16 +329,14 @@ func (s *LineScanner) fill() bool {
 		return false
 	}
 	s.base += int64(len(s.data))
-	have := copy(s.buf, s.buf[len(s.data):s.have]) // the partial line, to the front
-	if s.long > 0 {
-		// What followed a line read past may hold whole lines: take
-		// them before reading (or reporting an error) again. (After any
-		// other data the rest holds no "\n".)
-		if i := bytes.LastIndexByte(s.buf[:have], '\n'); i >= 0 {
-			s.have = have
-			s.setData(s.buf[:i+1])
-			return true
-		}
+	have := copy(s.buf, s.buf[len(s.data):s.have]) // the rest, to the front
+	// Whole lines in the rest are taken before reading (or reporting an
+	// error) again. After data that ends at the last "\n" read the rest
+	// is a partial line; after a line read past it may hold lines.
+	if i := bytes.LastIndexByte(s.buf[:have], '\n'); i >= 0 {
+		s.have = have
+		s.setData(s.buf[:i+1])
+		return true
 	}
 	from := 0 // buf[:from] holds no "\n"
 	for {

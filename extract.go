@@ -239,12 +239,8 @@ func trimEnd(c []byte) int {
 // else the offset of the first byte at which it goes wrong.
 func validPrefix(c []byte) int {
 	var w walker
-	s := bytesToString(c)
-	w.init(s, 0)
-	w.errOff = noError
 	var u URI
-	u.src, u.end = s, int32(len(s))
-	w.walk(&u, 0)
+	w.walkAll(&u, bytesToString(c))
 	if w.errOff == noError {
 		return -1
 	}

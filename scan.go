@@ -18,16 +18,22 @@ func ParseString(s string) (URI, error) {
 	return parse(s, false)
 }
 
+// walkAll parses all of s into u; w.errOff is noError if s is a
+// URI-reference, else the offset where it goes wrong.
+func (w *walker) walkAll(u *URI, s string) {
+	w.init(s, 0)
+	w.errOff = noError
+	u.src, u.end = s, int32(len(s))
+	w.walk(u, 0)
+}
+
 func parse(s string, copyOnError bool) (URI, error) {
 	if len(s) > MaxLength {
 		return URI{}, &Error{Input: "", Offset: MaxLength, Err: ErrTooLong, code: errTooLong}
 	}
 	var w walker
-	w.init(s, 0)
-	w.errOff = noError
 	var u URI
-	u.src, u.end = s, int32(len(s))
-	w.walk(&u, 0)
+	w.walkAll(&u, s)
 	if w.errOff != noError {
 		in := s
 		if copyOnError {
