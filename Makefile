@@ -141,10 +141,14 @@ fuzz-arm64:
 	test -e /proc/sys/fs/binfmt_misc/qemu-aarch64 || { mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register; }
 	GOARCH=arm64 $(GO) test -run '^$$' -fuzz '^FuzzKernels$$' -fuzztime $(FUZZTIME) ./fuzz
 
-## fuzz-smoke: every fuzz target for a few seconds (CI), so that one that no
-## longer builds or fails at once fails CI
+## fuzz-smoke: every fuzz target for 30000 executions (a few seconds; CI), so
+## that one that no longer builds or fails at once fails CI. A count, not a
+## duration: go1.26's coordinator can fail a duration run at its deadline with
+## "context deadline exceeded" and no input (golang/go#75804); a count has no
+## deadline to race.
+FUZZ_SMOKE ?= 30000x
 fuzz-smoke:
-	GO=$(GO) .ci/fuzz.sh 3s $(FUZZ_TARGETS)
+	GO=$(GO) .ci/fuzz.sh $(FUZZ_SMOKE) $(FUZZ_TARGETS)
 
 ## demo: split and validate the bundled sample (with a binary built once,
 ## so that head closing the pipe and validate's exit status 1 read cleanly)
