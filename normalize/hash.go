@@ -60,6 +60,12 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 	return h, nil
 }
 
+// Clone returns a Hasher with h's key and level, for another goroutine:
+// the digests of both agree.
+func (h *Hasher) Clone() *Hasher {
+	return &Hasher{key: h.key, hk: h.hk, level: h.level}
+}
+
 // Sum returns the digest of u's normal form. It does not allocate once
 // its buffer has grown to the longest URI seen.
 func (h *Hasher) Sum(u *uriscan.URI) [16]byte {

@@ -3,15 +3,12 @@ package main
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
-
-	"github.com/uriscan/uriscan"
 )
 
 const writeBufSize = 64 << 10
@@ -171,12 +168,7 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 			fn(name, s)
 		}
 		if err := s.Err(); err != nil && !errors.Is(err, errInterrupted) {
-			var te *uriscan.TruncatedError
-			if errors.As(err, &te) {
-				e.inputError(fmt.Sprintf("%s:%d: the last line (%d bytes, offset %d) was cut short by a read error, and is not taken: %v", name, te.Line, te.Len, te.Offset, te.Err))
-			} else {
-				e.inputError(name + ": " + err.Error())
-			}
+			e.inputError(inputErrorMsg(name, err))
 		}
 		if e.endFile != nil {
 			e.endFile()
@@ -225,13 +217,19 @@ func appendEcho(b, line []byte, n int64) []byte {
 // reportLine writes "NAME:LINE: offset N: REASON" for the current, invalid
 // line to standard error.
 func (e *env) reportLine(name string, s *recordScanner) {
-	w := e.errw
-	w.WriteString(name)
-	w.WriteByte(':')
-	w.WriteString(strconv.Itoa(s.Line()))
-	w.WriteString(": offset ")
-	w.WriteString(strconv.Itoa(s.perr.Offset))
-	w.WriteString(": ")
-	w.WriteString(s.perr.Reason())
-	w.WriteByte('\n')
+	var b [256]byte
+	e.errw.Write(appendReport(b[:0], name, s))
+}
+
+// appendReport appends "NAME:LINE: offset N: REASON\n" for s's current,
+// invalid line to b.
+func appendReport(b []byte, name string, s *recordScanner) []byte {
+	b = append(b, name...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(s.Line()), 10)
+	b = append(b, ": offset "...)
+	b = strconv.AppendInt(b, int64(s.perr.Offset), 10)
+	b = append(b, ": "...)
+	b = append(b, s.perr.Reason()...)
+	return append(b, '\n')
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	schemes := fs.String("schemes", "http,https", "the `schemes` that count, comma-separated (case-insensitive)")
 	anyScheme := fs.Bool("any-scheme", false, "take every syntactically valid scheme of at least --min-scheme bytes")
 	minScheme := fs.Int("min-scheme", 3, "the shortest scheme --any-scheme takes, in `bytes` (so that \"a:b\" in prose is not a URI)")
+	workers := addWorkersFlag(fs)
 	rejects := fs.Bool("rejects", false, "also report the candidates that are no URI (jsonl: \"valid\":false; text and tsv: on standard error)")
 	return func(e *env, files []string) int {
 		switch *format {
@@ -33,47 +33,27 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 				return e.usageError("extract: --schemes names no scheme", e.cmd)
 			}
 		}
-		if len(files) == 0 {
-			files = []string{"-"}
-		}
-		var buf []byte
-		for _, file := range files {
-			if e.werr != nil || e.stopped() {
-				break
-			}
-			in, err := e.open(file)
-			if err != nil {
-				e.inputError(err.Error())
-				in.close()
-				continue
-			}
-			s := uriscan.NewExtractScanner(x, &flushReader{r: in.r, flush: e.flush, mu: &e.mu, stop: e.stopped})
-			for e.werr == nil && s.Scan() {
-				for _, m := range s.Matches() {
-					buf = appendMatch(buf[:0], *format, in.name, m, s.Bytes(m))
+		return e.parallel(files, max(*workers, 1), true, func() func(*chunk) {
+			x := &uriscan.Extractor{Schemes: x.Schemes, AnyScheme: x.AnyScheme, MinSchemeLen: x.MinSchemeLen, Rejects: x.Rejects}
+			var ms []uriscan.Match
+			return func(c *chunk) {
+				ms = x.Append(ms[:0], c.data)
+				for _, m := range ms {
+					text := c.data[m.Start:m.End]
+					m.Start += c.off
+					m.End += c.off
+					m.Line += int64(c.line)
 					if m.Rejected && *format != "jsonl" {
-						e.errw.Write(buf)
+						c.k.err = appendMatch(c.k.err, *format, c.name, m, text)
 						continue
 					}
-					e.out.Write(buf)
+					c.k.out = appendMatch(c.k.out, *format, c.name, m, text)
 				}
 			}
-			if err := s.Err(); err != nil && !errors.Is(err, errInterrupted) {
-				e.inputError(in.name + ": " + err.Error())
-			}
-			if err := in.close(); err != nil {
-				e.inputError(in.name + ": " + err.Error())
-			}
-		}
-		e.flush()
-		if e.werr != nil {
-			e.errw.WriteString("uriscan: writing output: " + e.werr.Error() + "\n")
-		}
-		return e.status()
+		}, nil)
 	}
 }
 
-// appendMatch renders one match in the output format.
 func appendMatch(b []byte, format, name string, m uriscan.Match, text []byte) []byte {
 	switch format {
 	case "jsonl":

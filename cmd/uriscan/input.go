@@ -21,6 +21,9 @@ type input struct {
 	// (to base + the offset: base is the byte-order mark's length).
 	file *os.File
 	base int64
+	// note is what open says on standard error about the input (a
+	// skipped byte-order mark), or "".
+	note string
 }
 
 // Magic numbers of the compressed formats inputs may be in (RFC 1952
@@ -36,7 +39,14 @@ var (
 // byte-order mark at the start (of the decompressed bytes) is skipped and
 // said on standard error. The returned input's name is for messages, and
 // it can be closed even when err is not nil.
-func (e *env) open(file string) (in input, err error) {
+func (e *env) open(file string) (input, error) {
+	in, err := e.openQuiet(file)
+	e.errw.WriteString(in.note)
+	return in, err
+}
+
+// openQuiet is open, with the note about the input left in in.note.
+func (e *env) openQuiet(file string) (in input, err error) {
 	in.name, in.close = file, func() error { return nil }
 	var f *os.File
 	var r io.Reader
@@ -94,7 +104,7 @@ func (e *env) open(file string) (in input, err error) {
 		head, _ = r.(*bufio.Reader).Peek(3)
 	}
 	if bytes.HasPrefix(head, utf8BOM) {
-		e.errw.WriteString("uriscan: " + in.name + ": skipped a UTF-8 byte-order mark at its start\n")
+		in.note = "uriscan: " + in.name + ": skipped a UTF-8 byte-order mark at its start\n"
 		if in.file != nil {
 			if _, err := in.file.Seek(int64(len(utf8BOM)), io.SeekStart); err != nil {
 				return in, err

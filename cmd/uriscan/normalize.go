@@ -15,6 +15,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 	level := fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2), scheme (§6.2.2 and §6.2.3) or crawler (scheme and non-RFC heuristics)")
 	format := fs.String("format", "text", "`text` (one normal form per line) or jsonl (JSON with the hash)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
+	workers := addWorkersFlag(fs)
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
 	return func(e *env, files []string) int {
 		lv, ok := normalize.ParseLevel(*level)
@@ -33,81 +34,78 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 		if h == nil {
 			return code
 		}
-		var buf, fixed []byte         // reused for every line
-		var norm normalize.Normalizer // the text format's (the same as the Hasher's)
-		return e.eachRecord(files, func(name string, s *recordScanner) {
-			buf = buf[:0]
-			perr := s.ParseError()
-			u := s.URI()
-			var rep normalize.Repairs
-			if perr != nil && *repair && !errors.Is(perr, uriscan.ErrTooLong) {
-				fixed, rep = normalize.Repair(fixed[:0], s.Bytes())
-				if v, err := uriscan.Parse(fixed); err == nil {
-					u, perr = &v, nil
-					e.reportRepair(name, s.Line(), rep)
+		return e.eachLine(files, *workers, func() lineFn {
+			h := h.Clone()
+			var fixed []byte              // reused for every line
+			var norm normalize.Normalizer // the text format's (the same as the Hasher's)
+			return func(k *sink, name string, s *recordScanner) {
+				buf := k.out
+				perr := s.ParseError()
+				u := s.URI()
+				var rep normalize.Repairs
+				if perr != nil && *repair && !errors.Is(perr, uriscan.ErrTooLong) {
+					fixed, rep = normalize.Repair(fixed[:0], s.Bytes())
+					if v, err := uriscan.Parse(fixed); err == nil {
+						u, perr = &v, nil
+						k.err = appendRepair(k.err, name, s.Line(), rep)
+					}
 				}
-			}
-			if perr != nil {
-				e.reportLine(name, s)
-			}
-			switch {
-			case !jsonl && perr == nil:
-				// The normal form only: no hash to compute.
-				buf = norm.Append(buf, u, lv)
-			case jsonl && perr != nil:
-				buf = appendSplitInvalid(buf, s.Line(), s.Bytes(), s.Len(), perr)
-			case jsonl:
-				sum := h.Sum(u)
-				buf = append(buf, `{"line":`...)
-				buf = strconv.AppendInt(buf, int64(s.Line()), 10)
-				buf = append(buf, `,"input":`...)
-				buf = appendJSONString(buf, string(s.Bytes()))
-				buf = append(buf, `,"normalized":`...)
-				buf = appendJSONString(buf, string(h.Canonical()))
-				buf = append(buf, `,"hash":"`...)
-				buf = hex.AppendEncode(buf, sum[:])
-				buf = append(buf, '"')
-				if rep.Changed() {
-					buf = append(buf, `,"repaired":{"trimmed":`...)
-					buf = strconv.AppendInt(buf, int64(rep.Trimmed), 10)
-					buf = append(buf, `,"backslashes":`...)
-					buf = strconv.AppendInt(buf, int64(rep.Backslashes), 10)
-					buf = append(buf, `,"encoded":`...)
-					buf = strconv.AppendInt(buf, int64(rep.Encoded), 10)
+				if perr != nil {
+					k.reportLine(name, s)
+				}
+				switch {
+				case !jsonl && perr == nil:
+					buf = norm.Append(buf, u, lv)
+				case jsonl && perr != nil:
+					buf = appendSplitInvalid(buf, s.Line(), s.Bytes(), s.Len(), perr)
+				case jsonl:
+					sum := h.Sum(u)
+					buf = append(buf, `{"line":`...)
+					buf = strconv.AppendInt(buf, int64(s.Line()), 10)
+					buf = append(buf, `,"input":`...)
+					buf = appendJSONString(buf, string(s.Bytes()))
+					buf = append(buf, `,"normalized":`...)
+					buf = appendJSONString(buf, string(h.Canonical()))
+					buf = append(buf, `,"hash":"`...)
+					buf = hex.AppendEncode(buf, sum[:])
+					buf = append(buf, '"')
+					if rep.Changed() {
+						buf = append(buf, `,"repaired":{"trimmed":`...)
+						buf = strconv.AppendInt(buf, int64(rep.Trimmed), 10)
+						buf = append(buf, `,"backslashes":`...)
+						buf = strconv.AppendInt(buf, int64(rep.Backslashes), 10)
+						buf = append(buf, `,"encoded":`...)
+						buf = strconv.AppendInt(buf, int64(rep.Encoded), 10)
+						buf = append(buf, '}')
+					}
 					buf = append(buf, '}')
 				}
-				buf = append(buf, '}')
+				k.out = append(buf, '\n')
 			}
-			buf = append(buf, '\n')
-			e.out.Write(buf)
 		})
 	}
 }
 
-// reportRepair writes "NAME:LINE: repaired: ..." to standard error.
-func (e *env) reportRepair(name string, line int, r normalize.Repairs) {
-	w := e.errw
-	w.WriteString(name)
-	w.WriteByte(':')
-	w.WriteString(strconv.Itoa(line))
-	w.WriteString(": repaired:")
+// appendRepair appends "NAME:LINE: repaired: ..." (what Repair did) to b.
+func appendRepair(b []byte, name string, line int, r normalize.Repairs) []byte {
+	b = append(b, name...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(line), 10)
+	b = append(b, ": repaired:"...)
 	for _, f := range []struct {
 		n    int
 		what string
 	}{{r.Trimmed, "control or space bytes removed"}, {r.Backslashes, "backslashes read as slashes"}, {r.Encoded, "bytes percent-encoded"}} {
 		if f.n > 0 {
-			w.WriteByte(' ')
-			w.WriteString(strconv.Itoa(f.n))
-			w.WriteByte(' ')
-			w.WriteString(f.what)
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, int64(f.n), 10)
+			b = append(b, ' ')
+			b = append(b, f.what...)
 		}
 	}
-	w.WriteByte('\n')
+	return append(b, '\n')
 }
 
-// hasher makes the Hasher of normalize and dedup: keyed from keyFile, or
-// randomly when it is "". On failure it reports and returns a nil Hasher
-// and the exit code.
 func (e *env) hasher(keyFile string, level normalize.Level) (*normalize.Hasher, int) {
 	var key []byte
 	if keyFile != "" {

@@ -11,6 +11,7 @@ import (
 // the base (RFC 3986 §5.2).
 func setupResolve(fs *flag.FlagSet) func(*env, []string) int {
 	base := fs.String("base", "", "the absolute `URI` to resolve against (required)")
+	workers := addWorkersFlag(fs)
 	nonStrict := fs.Bool("non-strict", false, "treat a reference with the base's scheme as relative (RFC 3986 §5.2.2, for RFC 1630 compatibility)")
 	return func(e *env, files []string) int {
 		if !isFlagSet(fs, "base") {
@@ -31,17 +32,18 @@ func setupResolve(fs *flag.FlagSet) func(*env, []string) int {
 		if *nonStrict {
 			flags |= uriscan.NonStrict
 		}
-		var buf []byte // reused for every line
-		return e.eachRecord(files, func(name string, s *recordScanner) {
-			buf = buf[:0]
-			if s.ParseError() != nil {
-				e.reportLine(name, s)
-			} else if buf, err = uriscan.Resolve(buf, &b, s.URI(), flags); err != nil {
-				// Not expected: the base was checked above.
-				e.ioError(name + ":" + strconv.Itoa(s.Line()) + ": " + err.Error())
+		return e.eachLine(files, *workers, func() lineFn {
+			return func(k *sink, name string, s *recordScanner) {
+				if s.ParseError() != nil {
+					k.reportLine(name, s)
+				} else if out, err := uriscan.Resolve(k.out, &b, s.URI(), flags); err != nil {
+					// Not expected: the base was checked above.
+					k.ioError(name + ":" + strconv.Itoa(s.Line()) + ": " + err.Error())
+				} else {
+					k.out = out
+				}
+				k.out = append(k.out, '\n')
 			}
-			buf = append(buf, '\n')
-			e.out.Write(buf)
 		})
 	}
 }

@@ -4,17 +4,18 @@ import "flag"
 
 // setupSplit: "uriscan split" writes one JSON object per input line.
 func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
+	workers := addWorkersFlag(fs)
 	return func(e *env, files []string) int {
-		var buf []byte // reused for every line
-		return e.eachRecord(files, func(name string, s *recordScanner) {
-			if perr := s.ParseError(); perr != nil {
-				buf = appendSplitInvalid(buf[:0], s.Line(), s.Bytes(), s.Len(), perr)
-				e.reportLine(name, s)
-			} else {
-				buf = appendSplitValid(buf[:0], s.Line(), s.URI())
+		return e.eachLine(files, *workers, func() lineFn {
+			return func(k *sink, name string, s *recordScanner) {
+				if perr := s.ParseError(); perr != nil {
+					k.out = appendSplitInvalid(k.out, s.Line(), s.Bytes(), s.Len(), perr)
+					k.reportLine(name, s)
+				} else {
+					k.out = appendSplitValid(k.out, s.Line(), s.URI())
+				}
+				k.out = append(k.out, '\n')
 			}
-			buf = append(buf, '\n')
-			e.out.Write(buf)
 		})
 	}
 }

@@ -7,25 +7,26 @@ import (
 
 // setupValidate: "uriscan validate" prints the invalid lines.
 func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
+	workers := addWorkersFlag(fs)
 	return func(e *env, files []string) int {
-		var buf []byte // reused for every line
-		return e.eachRecord(files, func(name string, s *recordScanner) {
-			perr := s.ParseError()
-			if perr == nil {
-				return
+		return e.eachLine(files, *workers, func() lineFn {
+			return func(k *sink, name string, s *recordScanner) {
+				perr := s.ParseError()
+				if perr == nil {
+					return
+				}
+				b := k.out
+				b = append(b, name...)
+				b = append(b, ':')
+				b = strconv.AppendInt(b, int64(s.Line()), 10)
+				b = append(b, ": offset "...)
+				b = strconv.AppendInt(b, int64(perr.Offset), 10)
+				b = append(b, ": "...)
+				b = append(b, perr.Reason()...)
+				b = append(b, ": "...)
+				b = appendEcho(b, s.Bytes(), s.Len())
+				k.out = append(b, '\n')
 			}
-			w := e.out
-			w.WriteString(name)
-			w.WriteByte(':')
-			w.WriteString(strconv.Itoa(s.Line()))
-			w.WriteString(": offset ")
-			w.WriteString(strconv.Itoa(perr.Offset))
-			w.WriteString(": ")
-			w.WriteString(perr.Reason())
-			w.WriteString(": ")
-			buf = appendEcho(buf[:0], s.Bytes(), s.Len())
-			buf = append(buf, '\n')
-			w.Write(buf)
 		})
 	}
 }
