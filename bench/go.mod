@@ -12,6 +12,7 @@ require (
 	github.com/nlnwa/whatwg-url v0.6.2
 	github.com/uriscan/uriscan v0.0.0-00010101000000-000000000000
 	golang.org/x/sys v0.50.0
+	mvdan.cc/xurls/v2 v2.6.0
 )
 
 require (
