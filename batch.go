@@ -479,6 +479,22 @@ func (s *LineScanner) ParseError() *Error {
 	return s.w.error(&s.u, string(s.u.String()), int(s.u.start))
 }
 
+// ParseErrorTo is ParseError without allocating: it sets *e to why the
+// current record is not a URI-reference and reports whether it is not.
+// e.Input then refers to the scanner's buffer: it is valid only until the
+// next Scan (copy it with strings.Clone to keep it).
+func (s *LineScanner) ParseErrorTo(e *Error) bool {
+	if s.valid {
+		return false
+	}
+	if s.long > 0 {
+		*e = Error{Input: bytesToString(s.Bytes()), Offset: s.lim, Component: numComponents, Err: ErrTooLong, code: errLineTooLong, arg: int(s.long)}
+		return true
+	}
+	s.w.errorTo(e, &s.u, s.u.String(), int(s.u.start))
+	return true
+}
+
 // TooLong reports whether the current record is longer than the line
 // limit, and its length (Bytes holds only its first LongLineKept bytes).
 func (s *LineScanner) TooLong() (length int64, ok bool) { return s.long, s.long > 0 }

@@ -707,3 +707,39 @@ func TestLineScannerAfterLongLine(t *testing.T) {
 		t.Fatalf("got %q, Err %v", got, s.Err())
 	}
 }
+
+// TestParseErrorTo: ParseErrorTo gives what ParseError gives, for every
+// kind of invalid record (over the line limit too), and allocates nothing.
+func TestParseErrorTo(t *testing.T) {
+	var in strings.Builder
+	for _, c := range parseCases {
+		if !strings.ContainsAny(c.in, "\r\n") {
+			in.WriteString(c.in + "\n")
+		}
+	}
+	in.WriteString(strings.Repeat("a", 300) + "\n")
+	s := NewLineScannerBytes([]byte(in.String()))
+	s.SetMaxLine(200)
+	invalid := 0
+	var e Error
+	for s.Scan() {
+		want := s.ParseError()
+		if got := s.ParseErrorTo(&e); got != (want != nil) {
+			t.Fatalf("line %d: ParseErrorTo = %v, ParseError = %v", s.Line(), got, want)
+		}
+		if want == nil {
+			continue
+		}
+		invalid++
+		if e != *want || e.Reason() != want.Reason() {
+			t.Errorf("line %d: ParseErrorTo %+v, ParseError %+v", s.Line(), e, *want)
+		}
+		buf := make([]byte, 0, 512)
+		if n := testing.AllocsPerRun(10, func() { s.ParseErrorTo(&e); buf = e.AppendReason(buf[:0]) }); n != 0 {
+			t.Errorf("line %d: %v allocations", s.Line(), n)
+		}
+	}
+	if invalid < 50 {
+		t.Fatalf("only %d invalid records", invalid)
+	}
+}

@@ -64,6 +64,14 @@ func (e *Error) Reason() string {
 	return reason(e.Input, e.Offset, e.Component, e.code, e.arg)
 }
 
+// AppendReason appends Reason to b, without allocating beyond growing b.
+func (e *Error) AppendReason(b []byte) []byte {
+	if e == nil {
+		return append(b, "no error"...)
+	}
+	return appendReason(b, e.Input, e.Offset, e.Component, e.code, e.arg)
+}
+
 type errCode uint8
 
 const (
@@ -95,69 +103,90 @@ var causes = [...]error{
 }
 
 func reason(in string, off int, c Component, code errCode, arg int) string {
+	var b [128]byte
+	return string(appendReason(b[:0], in, off, c, code, arg))
+}
+
+// appendReason appends the reason of an error to b; it does not allocate
+// beyond growing b.
+func appendReason(b []byte, in string, off int, c Component, code errCode, arg int) []byte {
 	switch code {
 	case errChar:
 		if off >= len(in) {
-			return "unexpected end of input in " + c.String()
+			return append(append(b, "unexpected end of input in "...), c.String()...)
 		}
-		r := "invalid character " + quoteByte(in[off]) + " in " + c.String()
+		b = append(b, "invalid character "...)
+		b = appendQuoteByte(b, in[off])
+		b = append(append(b, " in "...), c.String()...)
 		switch in[off] {
 		case '[', ']':
-			r += " (brackets are allowed only around an IP-literal host)"
+			b = append(b, " (brackets are allowed only around an IP-literal host)"...)
 		case '#':
-			r += " (a fragment ends at the end of the reference)"
+			b = append(b, " (a fragment ends at the end of the reference)"...)
 		case '@':
-			r += " (userinfo ends at the first '@')"
+			b = append(b, " (userinfo ends at the first '@')"...)
 		}
-		return r
+		return b
 	case errPct:
 		end := min(off+3, len(in))
-		return "percent-encoding " + strconv.Quote(in[off:end]) + " is not '%' followed by two hex digits"
+		b = strconv.AppendQuote(append(b, "percent-encoding "...), in[off:end])
+		return append(b, " is not '%' followed by two hex digits"...)
 	case errSchemeEmpty:
-		return "missing scheme before ':'"
+		return append(b, "missing scheme before ':'"...)
 	case errSchemeStart:
-		r := "scheme must begin with a letter, not " + quoteByte(in[off])
+		b = appendQuoteByte(append(b, "scheme must begin with a letter, not "...), in[off])
 		if in[off] == '[' {
-			return r + " (an IP-literal host needs \"//\" before it)"
+			return append(b, " (an IP-literal host needs \"//\" before it)"...)
 		}
-		return r + " (use \"./\" before a relative path containing ':')"
+		return append(b, " (use \"./\" before a relative path containing ':')"...)
 	case errIPLiteralOpen:
-		return "IP-literal has no closing ']'"
+		return append(b, "IP-literal has no closing ']'"...)
 	case errIPLiteralAfter:
-		return "unexpected " + quoteByte(in[off]) + " after IP-literal (want ':' port or end of authority)"
+		b = appendQuoteByte(append(b, "unexpected "...), in[off])
+		return append(b, " after IP-literal (want ':' port or end of authority)"...)
 	case errIPv6Groups:
-		return "IPv6 address has " + strconv.Itoa(arg) + " groups"
+		b = strconv.AppendInt(append(b, "IPv6 address has "...), int64(arg), 10)
+		return append(b, " groups"...)
 	case errIPv6Few:
-		return "IPv6 address has " + strconv.Itoa(arg) + " groups and no '::'"
+		b = strconv.AppendInt(append(b, "IPv6 address has "...), int64(arg), 10)
+		return append(b, " groups and no '::'"...)
 	case errIPv6DoubleColon:
-		return "IPv6 address has more than one '::'"
+		return append(b, "IPv6 address has more than one '::'"...)
 	case errIPv6GroupLen:
-		return "IPv6 group has more than 4 hex digits"
+		return append(b, "IPv6 group has more than 4 hex digits"...)
 	case errIPv6Colon:
-		return "IPv6 address has a single ':' at its start or end, or ':::'"
+		return append(b, "IPv6 address has a single ':' at its start or end, or ':::'"...)
 	case errIPv6IPv4:
-		return "IPv6 address has an invalid embedded IPv4 address (ls32)"
+		return append(b, "IPv6 address has an invalid embedded IPv4 address (ls32)"...)
 	case errIPv6Empty:
-		return "IP-literal is empty"
+		return append(b, "IP-literal is empty"...)
 	case errTooLong:
-		return "input longer than MaxLength"
+		return append(b, "input longer than MaxLength"...)
 	case errLineTooLong:
-		return "line of " + strconv.Itoa(arg) + " bytes is longer than the limit of " + strconv.Itoa(off) + " bytes"
+		b = strconv.AppendInt(append(b, "line of "...), int64(arg), 10)
+		b = strconv.AppendInt(append(b, " bytes is longer than the limit of "...), int64(off), 10)
+		return append(b, " bytes"...)
 	case errIPvFuture:
-		return "IPvFuture must be 'v' 1*HEXDIG '.' 1*( unreserved / sub-delims / ':' )"
+		return append(b, "IPvFuture must be 'v' 1*HEXDIG '.' 1*( unreserved / sub-delims / ':' )"...)
 	}
-	return "invalid URI reference"
+	return append(b, "invalid URI reference"...)
 }
 
 func quoteByte(b byte) string {
-	if b >= 0x20 && b < 0x7f {
-		if b == '\'' {
-			return `'\''`
+	var buf [16]byte
+	return string(appendQuoteByte(buf[:0], b))
+}
+
+// appendQuoteByte appends 'c' for a printable byte, byte 0xHH otherwise.
+func appendQuoteByte(b []byte, c byte) []byte {
+	if c >= 0x20 && c < 0x7f {
+		if c == '\'' {
+			return append(b, `'\''`...)
 		}
-		return "'" + string(b) + "'"
+		return append(b, '\'', c, '\'')
 	}
 	const hex = "0123456789abcdef"
-	return "byte 0x" + string([]byte{hex[b>>4], hex[b&15]})
+	return append(b, 'b', 'y', 't', 'e', ' ', '0', 'x', hex[c>>4], hex[c&15])
 }
 
 func quoteInput(s string) string {

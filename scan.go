@@ -47,11 +47,18 @@ func parse(s string, copyOnError bool) (URI, error) {
 // error builds the *Error for the violation recorded in w; u holds the
 // decomposition of the record that starts at start.
 func (w *walker) error(u *URI, in string, start int) *Error {
+	e := new(Error)
+	w.errorTo(e, u, in, start)
+	return e
+}
+
+// errorTo is error into *e.
+func (w *walker) errorTo(e *Error, u *URI, in string, start int) {
 	comp := w.errComp
 	if comp == numComponents {
 		comp = u.componentAt(w.errOff - start)
 	}
-	return &Error{Input: in, Offset: w.errOff - start, Component: comp, Err: causes[w.errCode], code: w.errCode, arg: w.errArg}
+	*e = Error{Input: in, Offset: w.errOff - start, Component: comp, Err: causes[w.errCode], code: w.errCode, arg: w.errArg}
 }
 
 // componentAt returns the defined component whose span starts last at or

@@ -176,6 +176,9 @@ func TestErrorDetails(t *testing.T) {
 			t.Errorf("%q: got cause %v offset %d comp %v reason %q\nwant cause %v offset %d comp %v reason %q",
 				c.in, e.Err, e.Offset, e.Component, e.Reason(), c.cause, c.off, c.comp, c.reason)
 		}
+		if got := string(e.AppendReason([]byte("> "))); got != "> "+c.reason {
+			t.Errorf("%q: AppendReason = %q, want %q", c.in, got, "> "+c.reason)
+		}
 		if !strings.HasPrefix(err.Error(), "uriscan: ") || !strings.Contains(err.Error(), c.reason) {
 			t.Errorf("%q: Error() = %q", c.in, err.Error())
 		}

@@ -22,6 +22,8 @@ type env struct {
 	stdin   io.Reader
 	cmd     *command      // the command being run
 	out     *bufio.Writer // standard output
+	rawOut  io.Writer     // what out writes to (see drain)
+	rawErr  io.Writer     // what errw writes to
 	errw    *bufio.Writer // standard error
 	sc      recordScanner
 	ioFail  bool  // an input could not be read: exit 2
@@ -53,9 +55,11 @@ type env struct {
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 	e := &env{
-		stdin: stdin,
-		out:   bufio.NewWriterSize(stdout, writeBufSize),
-		errw:  bufio.NewWriterSize(stderr, writeBufSize),
+		stdin:  stdin,
+		out:    bufio.NewWriterSize(stdout, writeBufSize),
+		rawOut: stdout,
+		rawErr: stderr,
+		errw:   bufio.NewWriterSize(stderr, writeBufSize),
 	}
 	// Flush before blocking on input, so that "tail -f log | uriscan
 	// validate" reports as it goes; on files this is once per read buffer.
@@ -206,9 +210,9 @@ const echoMax = 200
 // length (a too-long line holds only its first bytes).
 func appendEcho(b, line []byte, n int64) []byte {
 	if n <= echoMax && int64(len(line)) == n {
-		return strconv.AppendQuote(b, string(line))
+		return strconv.AppendQuote(b, view(line))
 	}
-	b = strconv.AppendQuote(b, string(line[:min(len(line), echoMax)]))
+	b = strconv.AppendQuote(b, view(line[:min(len(line), echoMax)]))
 	b = append(b, "...("...)
 	b = strconv.AppendInt(b, n, 10)
 	return append(b, " bytes)"...)
@@ -230,6 +234,6 @@ func appendReport(b []byte, name string, s *recordScanner) []byte {
 	b = append(b, ": offset "...)
 	b = strconv.AppendInt(b, int64(s.perr.Offset), 10)
 	b = append(b, ": "...)
-	b = append(b, s.perr.Reason()...)
+	b = s.perr.AppendReason(b)
 	return append(b, '\n')
 }

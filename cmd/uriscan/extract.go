@@ -33,7 +33,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 				return e.usageError("extract: --schemes names no scheme", e.cmd)
 			}
 		}
-		return e.parallel(files, max(*workers, 1), true, func() func(*chunk) {
+		return e.parallel(files, max(*workers, 1), true, func(p *pipeline) func(*chunk) {
 			x := &uriscan.Extractor{Schemes: x.Schemes, AnyScheme: x.AnyScheme, MinSchemeLen: x.MinSchemeLen, Rejects: x.Rejects}
 			var ms []uriscan.Match
 			return func(c *chunk) {
@@ -48,6 +48,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 						continue
 					}
 					c.k.out = appendMatch(c.k.out, *format, c.name, m, text)
+					p.handOver(c)
 				}
 			}
 		}, nil)
@@ -64,7 +65,7 @@ func appendMatch(b []byte, format, name string, m uriscan.Match, text []byte) []
 		b = append(b, `,"offset":`...)
 		b = strconv.AppendInt(b, m.Start, 10)
 		b = append(b, `,"uri":`...)
-		b = appendJSONString(b, string(text))
+		b = appendJSONString(b, view(text))
 		if m.Rejected {
 			b = append(b, `,"valid":false`...)
 		} else {

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/uriscan/uriscan"
 )
@@ -65,7 +66,7 @@ func appendSplitInvalid(b []byte, line int, text []byte, length int64, perr *uri
 	b = strconv.AppendInt(b, int64(line), 10)
 	if utf8.Valid(text) {
 		b = append(b, `,"input":`...)
-		b = appendJSONString(b, string(text))
+		b = appendJSONString(b, view(text))
 	} else {
 		b = append(b, `,"input_base64":"`...)
 		b = base64.StdEncoding.AppendEncode(b, text)
@@ -78,9 +79,14 @@ func appendSplitInvalid(b []byte, line int, text []byte, length int64, perr *uri
 	b = append(b, `,"valid":false,"error":{"offset":`...)
 	b = strconv.AppendInt(b, int64(perr.Offset), 10)
 	b = append(b, `,"reason":`...)
-	b = appendJSONString(b, perr.Reason())
+	var rb [256]byte
+	b = appendJSONString(b, view(perr.AppendReason(rb[:0])))
 	return append(b, "}}"...)
 }
+
+// view returns b as a string without copying, for a callee that does not
+// keep it (appendJSONString).
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 const hexDigits = "0123456789abcdef"
 

@@ -16,7 +16,8 @@ import (
 type recordScanner struct {
 	ls   uriscan.LineScanner
 	fr   flushReader
-	perr *uriscan.Error // why the current line is not a URI-reference
+	perr *uriscan.Error // why the current line is not a URI-reference: nil or &errv
+	errv uriscan.Error  // (valid until the next Scan: its Input is the line's bytes)
 	// beforeRead, if set, is called before each read of the input, so that
 	// output can be flushed for interactive use ("tail -f log | uriscan
 	// validate"); on files that is once per read buffer.
@@ -78,8 +79,8 @@ func (s *recordScanner) Scan() bool {
 	if !s.ls.Scan() {
 		return false
 	}
-	if !s.ls.Valid() {
-		s.perr = s.ls.ParseError()
+	if s.ls.ParseErrorTo(&s.errv) {
+		s.perr = &s.errv
 	}
 	return true
 }

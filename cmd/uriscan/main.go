@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -253,6 +254,14 @@ func (e *env) dispatch(args []string) int {
 			}
 			e.sc.ls.SetMaxLine(n)
 		}
+		if f := fs.Lookup("workers"); f != nil {
+			switch n := f.Value.(flag.Getter).Get().(int); {
+			case n < 0:
+				return e.usageError(fmt.Sprintf("%s: --workers must be 0 (the number of CPUs) or more, not %d", c.name, n), c)
+			case n == 0:
+				f.Value.Set(strconv.Itoa(runtime.GOMAXPROCS(0)))
+			}
+		}
 		return runCmd(e, files)
 	}
 }
@@ -302,27 +311,40 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 // ("--nope", where the flag package says "-nope").
 func flagError(err error, args []string) string {
 	msg := err.Error()
+	// invalid value "x" for flag -n: parse error
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		if i := strings.Index(rest, " for flag -"); i >= 0 {
+			value := rest[:i]
+			name, why, _ := strings.Cut(rest[i+len(" for flag "):], ": ")
+			return "flag " + typedName(name, args) + " takes no " + value + ": " + why
+		}
+	}
 	for _, prefix := range []string{"flag provided but not defined: ", "flag needs an argument: "} {
 		name, ok := strings.CutPrefix(msg, prefix)
 		if !ok {
 			continue
 		}
-		bare := strings.TrimLeft(name, "-")
-		for _, a := range args {
-			if a == "--" {
-				break
-			}
-			if n, _, _ := strings.Cut(a, "="); strings.HasPrefix(n, "-") && strings.TrimLeft(n, "-") == bare {
-				name = n
-				break
-			}
-		}
+		name = typedName(name, args)
 		if strings.HasPrefix(prefix, "flag provided") {
 			return "unknown flag " + name
 		}
 		return "flag " + name + " needs a value"
 	}
 	return msg
+}
+
+// typedName returns the flag name ("-n") as args spell it ("--n").
+func typedName(name string, args []string) string {
+	bare := strings.TrimLeft(name, "-")
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if n, _, _ := strings.Cut(a, "="); strings.HasPrefix(n, "-") && strings.TrimLeft(n, "-") == bare {
+			return n
+		}
+	}
+	return name
 }
 
 // versionLine says which uriscan this is: the module version (or the VCS

@@ -620,6 +620,27 @@ func TestRecordScannerLines(t *testing.T) {
 // parse, write JSON) does not allocate.
 func TestSplitNoAllocs(t *testing.T) {
 	in := []byte(strings.Repeat("http://user@example.com:8080/a/b?q=1#f\r\nmailto:a@b\n//[::1]/x\n", 300))
+	// Invalid lines are reported without allocating too (split's JSON
+	// and the report on standard error, as log pipelines see thousands).
+	bad := []byte(strings.Repeat("http://a b/\n%zz\nhttp://[::1\n\xff\n"+strings.Repeat("x", 300)+"\n", 300))
+	var ks recordScanner
+	ks.ls.SetMaxLine(200)
+	var kb []byte
+	bn := 0
+	if allocs := testing.AllocsPerRun(20, func() {
+		ks.ls.ResetBytes(bad)
+		for ks.Scan() {
+			if ks.ParseError() == nil {
+				t.Fatalf("line %d is valid", ks.Line())
+			}
+			kb = appendSplitInvalid(kb[:0], ks.Line(), ks.Bytes(), ks.Len(), ks.ParseError())
+			kb = appendReport(kb, "f", &ks)
+			kb = appendEcho(kb, ks.Bytes(), ks.Len())
+			bn++
+		}
+	}); allocs != 0 || bn == 0 {
+		t.Errorf("invalid lines: %v allocations per run of %d lines", allocs, bn/21)
+	}
 	src := bytes.NewReader(in)
 	var s recordScanner
 	w := bufio.NewWriter(io.Discard)
@@ -967,6 +988,8 @@ func TestFlagErrorsAsTyped(t *testing.T) {
 		{[]string{"split", "--nope"}, "uriscan: split: unknown flag --nope\n"},
 		{[]string{"split", "-nope=3"}, "uriscan: split: unknown flag -nope\n"},
 		{[]string{"dedup", "--store"}, "uriscan: dedup: flag --store needs a value\n"},
+		{[]string{"split", "--workers", "many"}, "uriscan: split: flag --workers takes no \"many\": parse error\n"},
+		{[]string{"extract", "--workers=-1"}, "uriscan: extract: --workers must be 0 (the number of CPUs) or more, not -1\n"},
 	} {
 		code, _, errs := cli(t, "", tc.args...)
 		if code != 2 || !strings.HasPrefix(errs, tc.want) {

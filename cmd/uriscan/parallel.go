@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
+	"unsafe"
 
 	"github.com/uriscan/uriscan"
 )
@@ -16,8 +19,10 @@ import (
 // resolve) and extract split their input into chunks of whole lines that
 // workers handle in parallel; the main goroutine writes the chunks' output
 // in input order, so the output is the same, byte for byte, whatever the
-// number of workers. With one worker the line commands run the streaming
-// loop (eachRecord) that dedup also uses, and the tests compare the two.
+// number of workers. A plain regular file is mapped and its chunks are
+// slices of the mapping (no read(2) copying the page cache); standard
+// input, pipes and compressed input are read into chunk buffers. The tests
+// compare all of it with the streaming loop (eachRecord) that dedup uses.
 //
 // Memory is bounded: at most inflight(workers) chunks exist, each of
 // chunkSize bytes plus at most one line of --max-line bytes; a longer line
@@ -25,14 +30,17 @@ import (
 
 // chunkSize is how many bytes of input a chunk holds (whole lines); a
 // variable so that tests can cut inputs into many small chunks.
-var chunkSize = 256 << 10
+var chunkSize = 128 << 10
 
-// chunkLines is the most lines a chunk holds, so that the output a chunk
-// makes stays small whatever the input (a line's JSON is 150 bytes or
-// more; a megabyte of blank lines would make 150 MB).
-var chunkLines = 8192
+// pieceSize is how much output a worker holds for one chunk before it
+// hands it to the writer (waiting, if the writer has not come to the chunk
+// yet): the output of a chunk can be 150 times its input (a megabyte of
+// blank lines makes 150 MB of split's JSON), and memory stays bounded.
+var pieceSize = 1 << 20
 
-func inflight(workers int) int { return 2*workers + 2 }
+// inflight is how many chunks exist: enough that a worker never waits
+// for the reader or the writer (measured: 3 per worker beat 1 by 10%).
+func inflight(workers int) int { return 3*workers + 2 }
 
 // sink is where a worker writes what one chunk gives: its output, its
 // standard error, and what it means for the exit status.
@@ -66,13 +74,13 @@ type (
 
 // addWorkersFlag defines --workers on fs.
 func addWorkersFlag(fs *flag.FlagSet) *int {
-	return fs.Int("workers", runtime.GOMAXPROCS(0), "how many `goroutines` handle the input (default: the number of CPUs); the output is the same, in input order, whatever the number")
+	return fs.Int("workers", runtime.GOMAXPROCS(0), "how many `goroutines` handle the input (0: the number of CPUs); the output is the same, in input order, whatever the number")
 }
 
 // eachLine runs the line command that newFn makes over files with the
 // given number of workers, and returns the exit status.
 func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
-	if workers <= 1 {
+	if streamOnly {
 		fn := newFn()
 		var k sink
 		return e.eachRecord(files, func(name string, s *recordScanner) {
@@ -81,7 +89,7 @@ func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 		})
 	}
 	maxLine := e.sc.ls.MaxLine()
-	return e.parallel(files, workers, false, func() func(c *chunk) {
+	return e.parallel(files, max(workers, 1), false, func(p *pipeline) func(c *chunk) {
 		fn := newFn()
 		var s recordScanner
 		s.ls.SetMaxLine(maxLine)
@@ -94,6 +102,7 @@ func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 					c.k.invalid = true
 				}
 				fn(&c.k, c.name, &s)
+				p.handOver(c)
 			}
 			s.ls.ResetBytes(nil)
 		}
@@ -102,11 +111,26 @@ func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 
 // drain writes what k holds to standard output and error, and empties it.
 func (e *env) drain(k *sink) {
-	if len(k.out) > 0 {
+	switch {
+	case len(k.out) >= writeBufSize/4 && e.werr == nil:
+		// A chunk's worth: written as it is, not copied through out.
+		e.flush()
+		if e.werr == nil {
+			if _, err := e.rawOut.Write(k.out); err != nil {
+				e.werr = err
+			}
+		}
+		k.out = k.out[:0]
+	case len(k.out) > 0:
 		e.out.Write(k.out)
 		k.out = k.out[:0]
 	}
-	if len(k.err) > 0 {
+	switch {
+	case len(k.err) >= writeBufSize/4:
+		e.errw.Flush()
+		e.rawErr.Write(k.err) // as errw's errors are: not reported
+		k.err = k.err[:0]
+	case len(k.err) > 0:
 		e.errw.Write(k.err)
 		k.err = k.err[:0]
 	}
@@ -124,16 +148,37 @@ func (e *env) drain(k *sink) {
 // extract, text cut after a byte no URI holds), and what the worker made
 // of them.
 type chunk struct {
-	buf  []byte // owned, reused
-	data []byte // the input handled: a prefix of buf
-	name string // the input's name, for messages
-	line int    // lines of the input before data
-	off  int64  // input offset of data[0]
-	k    sink
-	done chan struct{} // closed when k is complete
+	buf    []byte // owned, reused (read inputs)
+	data   []byte // the input handled: a prefix of buf, or of a mapping
+	mapped []byte // the mapping data is a slice of, if it is (see guard)
+	name   string // the input's name, for messages
+	off    int64  // input offset of data[0]
+	// Line numbers: the worker counts the chunk's lines (lb.lines), then
+	// takes the lines before it from the previous chunk of the input
+	// (prev), or first when there is none; line is the result.
+	lb, prev *lineBase
+	first    int
+	line     int
+	k        sink
+	pieces   chan sink     // output handed over before the chunk is done
+	back     chan sink     // the pieces' buffers, written (see handOver)
+	other    sink          // the chunk's second buffers, unless lent
+	lent     bool          // other is with the writer (or in back)
+	done     chan struct{} // closed when k is complete
+	// release, if set, is called once the chunk is written: every chunk
+	// before it is complete (it unmaps a mapped input).
+	release func()
 }
 
-// pipeline is one run of eachLine or extract with workers.
+// lineBase is one chunk's line count, and the number of lines before it
+// once known (done closed). It is not reused: a chunk's successor may
+// read it after the chunk itself was written and recycled.
+type lineBase struct {
+	line, lines int
+	done        chan struct{}
+}
+
+// pipeline is one run of eachLine or extract.
 type pipeline struct {
 	e       *env
 	extract bool // cut chunks for extract (no line limit)
@@ -147,12 +192,25 @@ type pipeline struct {
 	newFn  lineFactory
 	longFn lineFn
 	ls     recordScanner // the reader's own, for lines over the limit
+	// mapped holds the mapping of the input being read, if it is mapped,
+	// until the chunk that releases it is written.
+	mapped []byte
+	// dropMap and dropFrom: the mapped input the writer is in, and where
+	// it last dropped pages up to (see dropWritten).
+	dropMap  []byte
+	dropFrom int
+	// The reader's position in the input it cuts: the offset of the next
+	// chunk, and its line number: after last's lines, or line if last is
+	// nil.
+	off  int64
+	last *lineBase
+	line int
 }
 
 // parallel runs newWorker's chunk handlers on workers goroutines over
 // files, the main goroutine writing their output in order; extract cuts
 // chunks for extract. newFn is the line function (nil for extract).
-func (e *env) parallel(files []string, workers int, extract bool, newWorker func() func(*chunk), newFn lineFactory) int {
+func (e *env) parallel(files []string, workers int, extract bool, newWorker func(*pipeline) func(*chunk), newFn lineFactory) int {
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
@@ -165,16 +223,17 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 		quit:  make(chan struct{}),
 	}
 	for range n {
-		p.free <- &chunk{}
+		p.free <- &chunk{pieces: make(chan sink, 1), back: make(chan sink, 1)}
 	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			handle := newWorker()
+			debug.SetPanicOnFault(true) // a mapped file that shrank: see guard
+			handle := newWorker(p)
 			for c := range p.work {
-				handle(c)
+				guard(c, handle)
 				close(c.done)
 			}
 		}()
@@ -190,16 +249,18 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 		if !ok {
 			break
 		}
-		if !quit {
-			e.drainChunk(&c.k)
-			if e.werr != nil || e.stopped() {
-				quit = true
-				close(p.quit)
-			}
+		p.write(c, &quit)
+		p.dropWritten(c)
+		if c.release != nil {
+			c.release()
+			c.release = nil
 		}
 		p.free <- c
 	}
 	wg.Wait()
+	if p.mapped != nil { // the run stopped before the release was sent
+		unmapFile(p.mapped)
+	}
 	e.flush()
 	if e.werr != nil {
 		e.errw.WriteString("uriscan: writing output: " + e.werr.Error() + "\n")
@@ -207,32 +268,176 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 	return e.status()
 }
 
-// next returns the next chunk in input order once it is complete; false
-// when there is none left. It flushes the output before it waits, so that
-// "tail -f log | uriscan validate" reports as it goes, and releases e.mu
-// while it waits (see env.interrupted).
+// dropEvery is how many bytes of a mapped input are read between two
+// calls of dropPages on what was read: resident memory stays within that
+// and the chunks in flight. Not per chunk: each call interrupts the other
+// CPUs (a TLB shootdown), which measured 15% of the workers' time.
+const dropEvery = 4 << 20
+
+// dropWritten drops the pages of the mapped input before the end of c,
+// every dropEvery bytes.
+func (p *pipeline) dropWritten(c *chunk) {
+	if c.mapped == nil {
+		return
+	}
+	if unsafe.SliceData(c.mapped) != unsafe.SliceData(p.dropMap) {
+		p.dropMap, p.dropFrom = c.mapped, 0
+	}
+	end := int(uintptr(unsafe.Pointer(unsafe.SliceData(c.data)))-uintptr(unsafe.Pointer(unsafe.SliceData(c.mapped)))) + len(c.data)
+	if end-p.dropFrom >= dropEvery {
+		p.dropFrom = dropPages(c.mapped, p.dropFrom, end)
+	}
+}
+
+// count sets c's line numbers: its own lines counted, the lines before it
+// from the chunk before (waiting for that chunk's count, which its worker,
+// which took it earlier, does first).
+func count(c *chunk) {
+	lb := c.lb
+	lb.lines = bytes.Count(c.data, nl)
+	lb.line = c.first
+	if c.prev != nil {
+		<-c.prev.done
+		lb.line = c.prev.line + c.prev.lines
+	}
+	c.line = lb.line
+	close(lb.done)
+}
+
+// guard counts c's lines and runs handle on it, and turns a fault reading
+// a mapped input (the file shrank after it was mapped: SIGBUS, which
+// SetPanicOnFault makes a panic) into an input error.
+func guard(c *chunk, handle func(*chunk)) {
+	defer func() {
+		if r := recover(); r != nil {
+			if !mappedFault(r, c.mapped) {
+				panic(r)
+			}
+			if c.lb != nil {
+				select {
+				case <-c.lb.done:
+				default:
+					close(c.lb.done) // the next chunk's lines are off; it faults too
+				}
+			}
+			c.k.ioError(c.name + ": the file changed while it was read (it is mapped, and shrank)")
+			c.k.inputErr = true
+		}
+	}()
+	if c.lb != nil {
+		count(c)
+	}
+	handle(c)
+}
+
+// mappedFault reports whether r, recovered from a panic, is a fault
+// reading m (with SetPanicOnFault the runtime's error has the address).
+func mappedFault(r any, m []byte) bool {
+	err, ok := r.(interface{ Addr() uintptr })
+	if !ok || len(m) == 0 {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
+	return err.Addr() >= start && err.Addr()-start < uintptr(len(m))
+}
+
+// handOver gives the output c holds to the writer once it is pieceSize or
+// more, and goes on in the chunk's other buffers: the ones the writer
+// gave back, waiting for them while it writes them. A chunk has at most
+// two sets of buffers, so the memory is bounded whatever the output.
+func (p *pipeline) handOver(c *chunk) {
+	if len(c.k.out)+len(c.k.err) < pieceSize {
+		return
+	}
+	c.pieces <- c.k
+	if !c.lent {
+		c.k, c.other, c.lent = c.other, sink{}, true
+		if cap(c.k.out) < pieceSize {
+			c.k.out = make([]byte, 0, pieceSize+pieceSize/4)
+		}
+	} else {
+		c.k = <-c.back
+	}
+	c.k.out, c.k.err = c.k.out[:0], c.k.err[:0]
+	c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
+}
+
+// next returns the next chunk in input order; false when there is none
+// left. It flushes the output before it waits, so that "tail -f log |
+// uriscan validate" reports as it goes, and releases e.mu while it waits
+// (see env.interrupted).
 func (p *pipeline) next() (*chunk, bool) {
 	var c *chunk
 	select {
 	case c = <-p.order:
 	default:
-		p.e.flush()
-		p.e.mu.Unlock()
-		c = <-p.order
-		p.e.mu.Lock()
+		p.wait(func() { c = <-p.order })
 	}
-	if c == nil {
-		return nil, false
+	return c, c != nil
+}
+
+// wait runs block (which waits on a channel) with the output flushed and
+// e.mu released.
+func (p *pipeline) wait(block func()) {
+	p.e.flush()
+	p.e.mu.Unlock()
+	block()
+	p.e.mu.Lock()
+}
+
+// write writes c's output, its pieces as they come and then the rest once
+// c is complete; with quit set (an output error or a signal stopped the
+// run) it only waits for c.
+func (p *pipeline) write(c *chunk, quit *bool) {
+	for {
+		var k sink
+		got, done := false, false
+		select {
+		case k = <-c.pieces:
+			got = true
+		case <-c.done:
+			done = true
+		default:
+			p.wait(func() {
+				select {
+				case k = <-c.pieces:
+					got = true
+				case <-c.done:
+					done = true
+				}
+			})
+		}
+		if done {
+			select {
+			case k = <-c.pieces: // handed over just before the end
+				p.drainPiece(&k, quit)
+				c.back <- k
+			default:
+			}
+			p.drainPiece(&c.k, quit)
+			if c.lent { // the worker is done with c: its buffers come home
+				c.other, c.lent = <-c.back, false
+			}
+			return
+		}
+		if got {
+			p.drainPiece(&k, quit)
+			c.back <- k // the worker's next buffers
+		}
 	}
-	select {
-	case <-c.done:
-	default:
-		p.e.flush()
-		p.e.mu.Unlock()
-		<-c.done
-		p.e.mu.Lock()
+}
+
+// drainPiece writes k unless quitting, and quits on an output error or a
+// signal.
+func (p *pipeline) drainPiece(k *sink, quit *bool) {
+	if *quit {
+		return
 	}
-	return c, true
+	p.e.drainChunk(k)
+	if p.e.werr != nil || p.e.stopped() {
+		*quit = true
+		close(p.quit)
+	}
 }
 
 // drainChunk writes a chunk's output and tells onInputError of an input
@@ -248,8 +453,13 @@ func (e *env) drainChunk(k *sink) {
 func (p *pipeline) get() *chunk {
 	select {
 	case c := <-p.free:
-		c.data, c.k.out, c.k.err = nil, c.k.out[:0], c.k.err[:0]
+		c.data, c.mapped, c.k.out, c.k.err = nil, nil, c.k.out[:0], c.k.err[:0]
+		if cap(c.k.out) < pieceSize {
+			// A piece's room, so that it does not grow by doubling.
+			c.k.out = make([]byte, 0, pieceSize+pieceSize/4)
+		}
 		c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
+		c.lb, c.prev = nil, nil
 		c.done = make(chan struct{})
 		return c
 	case <-p.quit:
@@ -257,10 +467,26 @@ func (p *pipeline) get() *chunk {
 	}
 }
 
-// send hands c to a worker (and to the writer, in order).
-func (p *pipeline) send(c *chunk) {
+// send hands c, holding data from offset p.off, to a worker (and to the
+// writer, in order), and moves the reader's position past it.
+func (p *pipeline) send(c *chunk, data []byte) {
+	c.data, c.off = data, p.off
+	c.lb = &lineBase{done: make(chan struct{})}
+	c.prev, c.first = p.last, p.line
+	p.last = c.lb
+	p.off += int64(len(data))
 	p.order <- c
 	p.work <- c
+}
+
+// lineNow returns the number of lines before the reader's position,
+// waiting for the workers to have counted them.
+func (p *pipeline) lineNow() int {
+	if p.last != nil {
+		<-p.last.done
+		p.line, p.last = p.last.line+p.last.lines, nil
+	}
+	return p.line
 }
 
 // sendDone hands c, already complete (its sink filled by the reader), to
@@ -289,10 +515,25 @@ func (p *pipeline) readAll(files []string) {
 		in, err := p.e.openQuiet(file)
 		c.name = in.name
 		c.k.err = append(c.k.err, in.note...) // said before the input's lines
+		p.off, p.last, p.line = 0, nil, 0
 		if err != nil {
 			c.k.ioError(err.Error())
 			c.k.inputErr = true
 			in.close()
+			p.sendDone(c)
+			continue
+		}
+		if data, err := p.mapInput(&in); err == nil && data != nil {
+			in.close() // the mapping stays valid
+			if !p.readMapped(c, data) {
+				return
+			}
+			if c = p.get(); c == nil {
+				return
+			}
+			m := p.mapped
+			p.mapped = nil
+			c.name, c.release = in.name, func() { unmapFile(m) }
 			p.sendDone(c)
 			continue
 		}
@@ -311,23 +552,155 @@ func (p *pipeline) readAll(files []string) {
 	}
 }
 
+// mapInput maps a plain regular file's bytes (after a byte-order mark)
+// for readMapped, or returns nil: standard input, pipes, compressed input,
+// an empty file, or a system that cannot map it are read.
+func (p *pipeline) mapInput(in *input) ([]byte, error) {
+	if in.file == nil || noMmap {
+		return nil, nil
+	}
+	fi, err := in.file.Stat()
+	if err != nil || fi.Size() <= in.base || fi.Size() != int64(int(fi.Size())) {
+		return nil, err
+	}
+	m, err := mapFile(in.file, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	p.mapped = m
+	if afterMap != nil {
+		afterMap(in.file)
+	}
+	return m[in.base:], nil
+}
+
+// streamOnly makes the line commands run eachRecord, the streaming loop,
+// as the tests' reference; noMmap turns the mapping of files off (the
+// tests compare both ways); afterMap, if set, is called once a file is
+// mapped (a test shrinks it).
+var (
+	streamOnly bool
+	noMmap     bool
+	afterMap   func(*os.File)
+)
+
+// window is the length of a chunk's buffer: for extract exactly
+// uriscan.DefaultBufferSize, so that a run of URI bytes too long for it is
+// cut where uriscan.ExtractScanner cuts it; for the line commands twice
+// chunkSize (grown for a long line). target is how many bytes a chunk
+// holds.
+func (p *pipeline) window() (window, target int) {
+	if p.extract {
+		return uriscan.DefaultBufferSize, min(chunkSize, uriscan.DefaultBufferSize/2)
+	}
+	return 2 * chunkSize, chunkSize
+}
+
+// readMapped cuts a mapped input into chunks, starting with c: as read
+// does, without copying: a chunk's data is a slice of the mapping. A line
+// over the limit goes to a worker whole (it is in memory already; the
+// worker's scanner keeps its first bytes). For extract, a run of URI
+// bytes that fills a window keeps only its end, as read and
+// uriscan.ExtractScanner do. False if the run is quitting.
+func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
+	defer func() {
+		// A fault here: the file shrank under the reader.
+		if r := recover(); r != nil {
+			if !mappedFault(r, p.mapped) {
+				panic(r)
+			}
+			c.data = nil
+			c.k.ioError(c.name + ": the file changed while it was read (it is mapped, and shrank)")
+			c.k.inputErr = true
+			p.sendDone(c)
+			ok = true
+		}
+	}()
+	debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(false)
+	name := c.name
+	window, target := p.window()
+	if p.extract {
+		target = window // the cuts need no room to read into here
+	}
+	pos := 0
+	for pos < len(data) {
+		if p.stopping() {
+			return false
+		}
+		rest := data[pos:]
+		var cut int
+		switch {
+		case len(rest) <= target:
+			cut = len(rest)
+		case bytes.LastIndexByte(rest[:target], '\n') >= 0:
+			cut = bytes.LastIndexByte(rest[:target], '\n') + 1
+		case !p.extract:
+			// A line longer than a chunk: the chunk ends with it, unless
+			// it is over the limit: then the reader's streaming scanner
+			// reads past it, dropping the pages behind it.
+			j := bytes.IndexByte(rest[target:min(len(rest), p.maxLine+2)], '\n')
+			if j >= 0 || len(rest) <= p.maxLine+1 {
+				if cut = target + j + 1; j < 0 {
+					cut = len(rest)
+				}
+				break
+			}
+			// (Offsets in the whole mapping, whose pages are aligned.)
+			base := len(p.mapped) - len(data)
+			d := &dropReader{m: p.mapped, pos: base + pos, dropped: base + pos}
+			next, have, ok := p.longLine(c, 0, d)
+			switch {
+			case !ok:
+				return false
+			case have < 0:
+				return true // the input ended with the line (c is freed)
+			}
+			c, pos = next, d.pos-base-have // have: read past the line's end
+			continue
+		default:
+			w := rest[:min(window, len(rest))]
+			if i := bytes.LastIndexByte(w, '\n'); i >= 0 {
+				cut = i + 1
+			} else if i := lastNonURIByte(w); i >= 0 {
+				cut = i + 1
+			} else if len(w) < window {
+				cut = len(rest) // a run to the end of the input
+			} else {
+				drop := window - uriscan.MaxExtractLength // keep the run's end
+				pos += drop
+				p.off += int64(drop)
+				continue
+			}
+		}
+		c.mapped = p.mapped // the whole mapping, for guard and dropWritten
+		p.send(c, rest[:cut:cut])
+		pos += cut
+		if c = p.get(); c == nil {
+			return false
+		}
+		c.name = name
+	}
+	if len(c.k.err) > 0 {
+		p.sendDone(c) // a note, and no bytes
+	} else {
+		p.free <- c
+	}
+	return true
+}
+
 // read cuts one input into chunks, starting with c (which may hold a note
 // for standard error already); false if the run is quitting.
 func (p *pipeline) read(c *chunk, r io.Reader) bool {
 	var (
-		off   int64 // input offset of c.buf[0]
-		line  int   // lines before c.buf[0]
-		have  int   // bytes of c.buf read
-		empty int   // reads in a row that gave nothing
+		have  int // bytes of c.buf read (from p.off)
+		empty int // reads in a row that gave nothing
 		m     int
 		err   error
 		cut   int
 	)
-	c.buf = p.sized(c.buf, 0)
-	target := chunkSize // bytes a chunk holds
-	if p.extract {
-		target = min(chunkSize, len(c.buf)/2)
-	}
+	window, target := p.window()
+	c.buf = p.sized(c.buf, window)
 	for {
 		if p.stopping() {
 			return false
@@ -350,20 +723,14 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 		}
 		switch {
 		case err == io.EOF:
-			for bytes.Count(c.buf[:have], nl) > chunkLines {
-				if c, have = p.sendCut(c, nthLineEnd(c.buf[:have], chunkLines), have, &off, &line); c == nil {
-					return false
-				}
-			}
-			c.data, c.off, c.line = c.buf[:have], off, line
 			if have > 0 {
-				p.send(c)
+				p.send(c, c.buf[:have])
 			} else {
 				p.sendDone(c) // a note, or nothing
 			}
 			return true
 		case err != nil:
-			return p.readError(c, have, off, line, err)
+			return p.readError(c, have, err)
 		case m == 0:
 			continue
 		}
@@ -382,7 +749,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 				// (as uriscan.ExtractScanner does).
 				drop := have - uriscan.MaxExtractLength
 				have = copy(c.buf, c.buf[drop:have])
-				off += int64(drop)
+				p.off += int64(drop)
 				continue
 			}
 		}
@@ -396,103 +763,84 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 		if cut == 0 {
 			// A line over the limit: a streaming scanner reads past it.
 			var ok bool
-			if c, have, ok = p.longLine(c, have, r, off, line); !ok {
+			if c, have, ok = p.longLine(c, have, r); !ok {
 				return false
 			}
 			if have < 0 {
 				return true // the input ended with the line
 			}
-			off, line = c.off, c.line
 			continue
 		}
-		if c, have = p.sendCut(c, cut, have, &off, &line); c == nil {
+		next := p.get()
+		if next == nil {
 			return false
 		}
+		next.buf = p.sized(next.buf, len(c.buf))
+		next.name = c.name
+		have = copy(next.buf, c.buf[cut:have])
+		p.send(c, c.buf[:cut])
+		c = next
 	}
 }
 
-// sized returns b, or a new buffer, of the length a chunk's buffer has:
-// for extract exactly uriscan.DefaultBufferSize, so that a run of URI
-// bytes too long for it is cut where uriscan.ExtractScanner cuts it; for
-// the line commands twice chunkSize, or at least n (a buffer grown for a
-// long line).
+// dropReader reads a mapping from pos, dropping the pages it has read
+// (for a line over the limit: the process's memory does not grow with it).
+type dropReader struct {
+	m       []byte
+	pos     int
+	dropped int // where the pages were dropped up to
+}
+
+func (d *dropReader) Read(b []byte) (int, error) {
+	if d.pos >= len(d.m) {
+		return 0, io.EOF
+	}
+	// A megabyte at a time, copied out, then its pages dropped.
+	n := copy(b[:min(len(b), 1<<20)], d.m[d.pos:])
+	d.pos += n
+	d.dropped = dropPages(d.m, d.dropped, d.pos)
+	return n, nil
+}
+
+// sized returns b, or a new buffer, of at least n bytes (exactly n for
+// extract: see window).
 func (p *pipeline) sized(b []byte, n int) []byte {
-	want := max(2*chunkSize, n)
-	if p.extract {
-		want = uriscan.DefaultBufferSize
-	}
-	if cap(b) < want {
-		return make([]byte, want)
+	if cap(b) < n {
+		return make([]byte, n)
 	}
 	if p.extract {
-		return b[:want]
+		return b[:n]
 	}
 	return b[:cap(b)]
 }
 
-// sendCut sends c.buf[:cut] (at most chunkLines lines of it) to a worker
-// and returns the next chunk, holding what c held after it; off and line
-// move on past what was sent. It returns nil when quitting.
-func (p *pipeline) sendCut(c *chunk, cut, have int, off *int64, line *int) (*chunk, int) {
-	next := p.get()
-	if next == nil {
-		return nil, 0
-	}
-	next.buf = p.sized(next.buf, len(c.buf))
-	lines := bytes.Count(c.buf[:cut], nl)
-	if lines > chunkLines {
-		cut, lines = nthLineEnd(c.buf[:cut], chunkLines), chunkLines
-	}
-	have = copy(next.buf, c.buf[cut:have])
-	c.data, c.off, c.line = c.buf[:cut], *off, *line
-	next.name = c.name
-	*off += int64(cut)
-	*line += lines
-	p.send(c)
-	return next, have
-}
-
 var nl = []byte{'\n'}
-
-// nthLineEnd returns the offset just after the n-th '\n' of b, which has
-// more than n.
-func nthLineEnd(b []byte, n int) int {
-	at := 0
-	for range n {
-		at += bytes.IndexByte(b[at:], '\n') + 1
-	}
-	return at
-}
 
 // readError ends an input that a read failed: the whole lines in
 // c.buf[:have] go to a worker; a cut last line is reported as truncated
 // (never taken), as with one worker. Extract takes all it read, then
 // reports the error.
-func (p *pipeline) readError(c *chunk, have int, off int64, line int, err error) bool {
+func (p *pipeline) readError(c *chunk, have int, err error) bool {
 	cut := have
 	if !p.extract {
 		cut = bytes.LastIndexByte(c.buf[:have], '\n') + 1
 	}
 	rest := append([]byte(nil), c.buf[cut:have]...)
-	lines := bytes.Count(c.buf[:cut], nl)
 	if cut > 0 || len(c.k.err) > 0 {
-		c.data, c.off, c.line = c.buf[:cut], off, line
 		name := c.name
-		p.send(c)
+		p.send(c, c.buf[:cut])
 		if c = p.get(); c == nil {
 			return false
 		}
 		c.name = name
 	}
-	off += int64(cut)
-	line += lines
 	if p.extract {
 		c.k.ioError(c.name + ": " + err.Error())
 	} else {
 		s := &recordScanner{}
 		s.ls.SetMaxLine(p.maxLine)
 		s.ls.Reset(io.MultiReader(bytes.NewReader(rest), errReader{err}))
-		s.ls.StartAt(off, line)
+		s.ls.StartAt(p.off, p.lineNow())
 		for s.Scan() {
 			// Only a cut line is left, and it is not a record.
 		}
@@ -505,13 +853,12 @@ func (p *pipeline) readError(c *chunk, have int, off int64, line int, err error)
 	return true
 }
 
-// longLine hands a line over the limit, which starts at offset off (line
-// number line+1) and of which c.buf[:have] holds the start, to a streaming
+// longLine hands a line over the limit, which starts at the reader's
+// position and of which c.buf[:have] holds the start, to a streaming
 // LineScanner reading on from r: the scanner reads past it as with one
 // worker. It returns the chunk to go on with, holding have bytes read
-// after the line (-1 if the input ended with it) at offset c.off, line
-// c.line; false when quitting.
-func (p *pipeline) longLine(c *chunk, have int, r io.Reader, off int64, line int) (*chunk, int, bool) {
+// after the line (-1 if the input ended with it); false when quitting.
+func (p *pipeline) longLine(c *chunk, have int, r io.Reader) (*chunk, int, bool) {
 	if p.longFn == nil {
 		p.longFn = p.newFn()
 		p.ls.ls.SetMaxLine(p.maxLine)
@@ -519,7 +866,8 @@ func (p *pipeline) longLine(c *chunk, have int, r io.Reader, off int64, line int
 	nr := &untilNewline{r: r}
 	s := &p.ls
 	s.ls.Reset(io.MultiReader(bytes.NewReader(c.buf[:have]), nr))
-	s.ls.StartAt(off, line)
+	line := p.lineNow()
+	s.ls.StartAt(p.off, line)
 	s.perr = nil
 	ended := false
 	if s.Scan() {
@@ -540,12 +888,13 @@ func (p *pipeline) longLine(c *chunk, have int, r io.Reader, off int64, line int
 	c.buf, c.data = nil, nil
 	name := c.name
 	p.sendDone(c)
+	p.off += int64(have) + nr.n
+	p.line = line + 1
 	next := p.get()
 	if next == nil {
 		return nil, 0, false
 	}
 	next.buf, next.name = p.sized(buf, len(nr.left)), name
-	next.off, next.line = off+int64(have)+nr.n, line+1
 	if ended {
 		p.free <- next
 		return next, -1, true

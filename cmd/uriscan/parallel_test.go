@@ -40,21 +40,23 @@ func parallelInput(rng *rand.Rand, n int, last bool) []byte {
 	return b.Bytes()
 }
 
-// setChunks sets the pipeline's chunk size and line count for one test.
-func setChunks(t *testing.T, size, lines int) {
+// setChunks sets the pipeline's chunk size and output piece size for one
+// test.
+func setChunks(t *testing.T, size, piece int) {
 	t.Helper()
-	oldSize, oldLines := chunkSize, chunkLines
-	chunkSize, chunkLines = size, lines
-	t.Cleanup(func() { chunkSize, chunkLines = oldSize, oldLines })
+	oldSize, oldPiece := chunkSize, pieceSize
+	chunkSize, pieceSize = size, piece
+	t.Cleanup(func() { chunkSize, pieceSize = oldSize, oldPiece })
 }
 
-// TestWorkersSameOutput: every command that takes --workers gives the
-// same standard output, standard error and exit status with 2 and 3
-// workers as with 1, whatever the chunk size (tiny chunks put a chunk
-// boundary everywhere, and lines over --max-line through the reader's own
-// scanner), over several files (a byte-order mark, gzip, a missing one).
-// With one worker the line commands run the streaming loop, so this
-// compares the two ways of reading.
+// TestWorkersSameOutput: every line command gives the same standard
+// output, standard error and exit status with 1, 2 and 3 workers, files
+// mapped or read, as the streaming loop (eachRecord, dedup's), whatever
+// the chunk size (tiny chunks put a chunk boundary everywhere, and lines
+// over --max-line through the reader's own scanner), over several files (a
+// byte-order mark, gzip, a missing one, an empty one). Extract, which has
+// no streaming loop, is compared across workers with its one-worker run
+// here and with uriscan.ExtractScanner in TestExtractChunksVsScanner.
 func TestWorkersSameOutput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	dir := t.TempDir()
@@ -76,18 +78,23 @@ func TestWorkersSameOutput(t *testing.T) {
 		{"extract", "--rejects"},
 	}
 	for _, size := range []int{64, 1000, 256 << 10} {
-		for _, lines := range []int{3, 8192} {
-			setChunks(t, size, lines)
+		for _, piece := range []int{1, 1 << 20} {
+			setChunks(t, size, piece)
 			for _, args := range cmds {
 				args = append(args, files...)
-				code1, out1, err1 := cli(t, "", append(args, "--workers", "1")...)
+				streamOnly = args[0] != "extract"
+				code1, out1, err1 := cli(t, "", args...)
+				streamOnly = false
 				if len(out1) == 0 {
 					t.Fatalf("%v: no output", args)
 				}
-				for _, w := range []string{"2", "3"} {
+				for _, w := range []string{"1", "2", "3", "2 read"} {
+					w, read := strings.CutSuffix(w, " read")
+					noMmap = read
 					code, out, errs := cli(t, "", append(args, "--workers", w)...)
+					noMmap = false
 					if code != code1 || out != out1 || errs != err1 {
-						t.Errorf("chunks of %d bytes / %d lines, %s: --workers %s differs from 1: exit %d vs %d\n%s", size, lines, strings.Join(args[:2], " "), w, code, code1, firstDiff(out, out1, errs, err1))
+						t.Errorf("chunks of %d bytes, pieces of %d, %s: --workers %s (read: %v) differs from the streaming loop: exit %d vs %d\n%s", size, piece, strings.Join(args[:2], " "), w, read, code, code1, firstDiff(out, out1, errs, err1))
 					}
 				}
 			}
@@ -119,22 +126,24 @@ func firstDiff(out, out1, errs, err1 string) string {
 // is reported as with one worker (the cut last line is not taken), with
 // every line before it handled.
 func TestWorkersReadError(t *testing.T) {
-	setChunks(t, 64, 4)
+	setChunks(t, 64, 100)
 	in := parallelInput(rand.New(rand.NewPCG(3, 4)), 400, false)
 	for _, at := range []int{0, 1, 100, bytes.IndexByte(in[200:], '\n') + 201, len(in) / 2, len(in) - 1} {
 		for _, cmd := range [][]string{{"split"}, {"validate", "--max-line", "50"}, {"extract", "--format", "tsv"}} {
 			var want [3]any
-			for _, w := range []string{"1", "2"} {
+			for _, w := range []string{"stream", "1", "2"} {
 				r := io.MultiReader(bytes.NewReader(in[:at]), errReader{errors.New("disk on fire")})
-				code, out, errs := cliReader(t, r, append(cmd, "--workers", w)...)
+				streamOnly = w == "stream" && cmd[0] != "extract"
+				code, out, errs := cliReader(t, r, append(cmd, "--workers", strings.Replace(w, "stream", "1", 1))...)
+				streamOnly = false
 				if !strings.Contains(errs, "disk on fire") || code != 2 {
 					t.Errorf("%s --workers %s, error at %d: exit %d, stderr %q", cmd[0], w, at, code, errs)
 				}
 				got := [3]any{code, out, errs}
-				if w == "1" {
+				if w == "stream" {
 					want = got
 				} else if got != want {
-					t.Errorf("%s, error at %d: --workers 2 differs from 1: %s", cmd[0], at, firstDiff(out, want[1].(string), errs, want[2].(string)))
+					t.Errorf("%s, error at %d: --workers %s differs from the streaming loop: %s", cmd[0], at, w, firstDiff(out, want[1].(string), errs, want[2].(string)))
 				}
 			}
 		}
@@ -172,14 +181,45 @@ func TestExtractChunksVsScanner(t *testing.T) {
 			t.Fatalf("input %d: the scanner found nothing", i)
 		}
 		for _, size := range []int{100, 4096, 256 << 10} {
-			setChunks(t, size, 8192)
-			for _, w := range []string{"1", "2"} {
-				code, out, errs := cliReader(t, bytes.NewReader(in), "extract", "--format", "tsv", "--workers", w)
+			setChunks(t, size, 1<<20)
+			file := filepath.Join(t.TempDir(), "in.txt")
+			os.WriteFile(file, in, 0o644)
+			for _, w := range []string{"1", "2", "1 file", "2 file"} {
+				w, mapped := strings.CutSuffix(w, " file")
+				args := []string{"extract", "--format", "tsv", "--workers", w}
+				if mapped {
+					args = append(args, file)
+				}
+				code, out, errs := cliReader(t, bytes.NewReader(in), args...)
 				out = strings.ReplaceAll(out, stdinName+"\t", "-\t")
+				out = strings.ReplaceAll(out, file+"\t", "-\t")
 				if code != 0 || out != want.String() {
-					t.Errorf("input %d, chunks of %d, --workers %s: exit %d, stderr %q: %s", i, size, w, code, errs, firstDiff(out, want.String(), "", ""))
+					t.Errorf("input %d, chunks of %d, --workers %s (mapped %v): exit %d, stderr %q: %s", i, size, w, mapped, code, errs, firstDiff(out, want.String(), "", ""))
 				}
 			}
+		}
+	}
+}
+
+// TestMappedFileShrinks: a mapped file cut short after it was mapped (a
+// fault reading the mapping, SIGBUS) is an input error naming the file;
+// the run goes on with the next file, and nothing panics.
+func TestMappedFileShrinks(t *testing.T) {
+	setChunks(t, 4096, 1<<20)
+	big := filepath.Join(t.TempDir(), "big.txt")
+	os.WriteFile(big, bytes.Repeat([]byte("http://a.example/x\n"), 100000), 0o644)
+	next := writeFile(t, "next.txt", "http://after/\n")
+	afterMap = func(f *os.File) {
+		if f.Name() == big {
+			os.Truncate(big, 0)
+		}
+	}
+	defer func() { afterMap = nil }()
+	for _, cmd := range []string{"validate", "split", "extract"} {
+		os.WriteFile(big, bytes.Repeat([]byte("http://a.example/x\n"), 100000), 0o644)
+		code, out, errs := cli(t, "", cmd, "--workers", "2", big, next)
+		if code != 2 || !strings.Contains(errs, big+": the file changed while it was read") || (cmd != "validate" && !strings.Contains(out, "http://after/")) {
+			t.Errorf("%s: exit %d, stderr %.300q, stdout ends %q", cmd, code, errs, out[max(0, len(out)-100):])
 		}
 	}
 }

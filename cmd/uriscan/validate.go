@@ -22,7 +22,7 @@ func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
 				b = append(b, ": offset "...)
 				b = strconv.AppendInt(b, int64(perr.Offset), 10)
 				b = append(b, ": "...)
-				b = append(b, perr.Reason()...)
+				b = perr.AppendReason(b)
 				b = append(b, ": "...)
 				b = appendEcho(b, s.Bytes(), s.Len())
 				k.out = append(b, '\n')
