@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/uriscan/uriscan"
@@ -568,6 +569,7 @@ func (p *pipeline) mapInput(in *input) ([]byte, error) {
 		return nil, err
 	}
 	p.mapped = m
+	mappedInputs.Add(1)
 	if afterMap != nil {
 		afterMap(in.file)
 	}
@@ -579,9 +581,12 @@ func (p *pipeline) mapInput(in *input) ([]byte, error) {
 // tests compare both ways); afterMap, if set, is called once a file is
 // mapped (a test shrinks it).
 var (
-	streamOnly bool
-	noMmap     bool
-	afterMap   func(*os.File)
+	// mappedInputs counts the inputs mapped, for the tests to see that
+	// the mapping runs.
+	mappedInputs atomic.Int64
+	streamOnly   bool
+	noMmap       bool
+	afterMap     func(*os.File)
 )
 
 // window is the length of a chunk's buffer: for extract exactly

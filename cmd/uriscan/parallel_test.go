@@ -91,8 +91,14 @@ func TestWorkersSameOutput(t *testing.T) {
 				for _, w := range []string{"1", "2", "3", "2 read"} {
 					w, read := strings.CutSuffix(w, " read")
 					noMmap = read
+					mapped := mappedInputs.Load()
 					code, out, errs := cli(t, "", append(args, "--workers", w)...)
 					noMmap = false
+					// a.txt and bom.txt are mapped unless told not to;
+					// gzip, the missing and the empty file are read.
+					if n := mappedInputs.Load() - mapped; n != map[bool]int64{false: 2, true: 0}[read] {
+						t.Fatalf("%s --workers %s (read: %v): %d inputs mapped", args[0], w, read, n)
+					}
 					if code != code1 || out != out1 || errs != err1 {
 						t.Errorf("chunks of %d bytes, pieces of %d, %s: --workers %s (read: %v) differs from the streaming loop: exit %d vs %d\n%s", size, piece, strings.Join(args[:2], " "), w, read, code, code1, firstDiff(out, out1, errs, err1))
 					}
