@@ -16,6 +16,10 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	minScheme := fs.Int("min-scheme", 3, "the shortest scheme --any-scheme takes, in `bytes` (so that \"a:b\" in prose is not a URI)")
 	workers := addWorkersFlag(fs)
 	rejects := fs.Bool("rejects", false, "also report the candidates that are no URI (jsonl: \"valid\":false; text and tsv: on standard error)")
+	logFormat := fs.String("log", "", "read each line as a log line: `combined` (Common or Combined Log Format, Apache and nginx: the request target, the referer and the URIs in the user agent) or jsonl (the URIs in the --field strings of JSON Lines)")
+	var jsonFields stringsFlag
+	fs.Var(&jsonFields, "field", "with --log jsonl, the dotted `path` of a string field to search (\"message\", \"http.request.url\"); repeatable")
+	base := fs.String("base", "", "with --log combined, the absolute `URI` origin-form request targets (\"/a?b\") are resolved against; without it they are written as they are")
 	return func(e *env, files []string) int {
 		switch *format {
 		case "text", "jsonl", "tsv":
@@ -33,6 +37,16 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 				return e.usageError("extract: --schemes names no scheme", e.cmd)
 			}
 		}
+		if *logFormat != "" {
+			lm := &logMode{kind: *logFormat, paths: jsonFields, format: *format, x: x}
+			if code, ok := lm.check(e, *base); !ok {
+				return code
+			}
+			return e.parallel(files, max(*workers, 1), false, lm.worker, lm.longLine)
+		}
+		if len(jsonFields) > 0 || *base != "" {
+			return e.usageError("extract: --field and --base go with --log", e.cmd)
+		}
 		return e.parallel(files, max(*workers, 1), true, func(p *pipeline) func(*chunk) {
 			x := &uriscan.Extractor{Schemes: x.Schemes, AnyScheme: x.AnyScheme, MinSchemeLen: x.MinSchemeLen, Rejects: x.Rejects}
 			var ms []uriscan.Match
@@ -43,19 +57,27 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 					m.Start += c.off
 					m.End += c.off
 					m.Line += int64(c.line)
-					if m.Rejected && *format != "jsonl" {
-						c.k.err = appendMatch(c.k.err, *format, c.name, m, text)
-						continue
-					}
-					c.k.out = appendMatch(c.k.out, *format, c.name, m, text)
-					p.handOver(c)
+					emitMatch(p, c, *format, "", m, text)
 				}
 			}
 		}, nil)
 	}
 }
 
-func appendMatch(b []byte, format, name string, m uriscan.Match, text []byte) []byte {
+// emitMatch writes one match (text its bytes) of chunk c: to the output,
+// or, in text and tsv, to standard error if it is a rejection.
+func emitMatch(p *pipeline, c *chunk, format, field string, m uriscan.Match, text []byte) {
+	if m.Rejected && format != "jsonl" {
+		c.k.err = appendMatch(c.k.err, format, c.name, field, m, text)
+		return
+	}
+	c.k.out = appendMatch(c.k.out, format, c.name, field, m, text)
+	p.handOver(c)
+}
+
+// appendMatch appends one match in the format: its bytes (text), a JSON
+// object or a TSV row; field is the log field it was found in, or "".
+func appendMatch(b []byte, format, name, field string, m uriscan.Match, text []byte) []byte {
 	switch format {
 	case "jsonl":
 		b = append(b, `{"file":`...)
@@ -64,6 +86,10 @@ func appendMatch(b []byte, format, name string, m uriscan.Match, text []byte) []
 		b = strconv.AppendInt(b, m.Line, 10)
 		b = append(b, `,"offset":`...)
 		b = strconv.AppendInt(b, m.Start, 10)
+		if field != "" {
+			b = append(b, `,"field":`...)
+			b = appendJSONString(b, field)
+		}
 		b = append(b, `,"uri":`...)
 		b = appendJSONString(b, view(text))
 		if m.Rejected {
@@ -71,7 +97,11 @@ func appendMatch(b []byte, format, name string, m uriscan.Match, text []byte) []
 		} else {
 			u, _ := uriscan.Parse(text)
 			b = append(b, `,"valid":true,"scheme":`...)
-			b = appendJSONString(b, u.Scheme())
+			if u.IsAbsolute() {
+				b = appendJSONString(b, u.Scheme())
+			} else {
+				b = append(b, "null"...) // a relative reference (a request target)
+			}
 			b = append(b, `,"host":`...)
 			if u.HasAuthority() {
 				b = appendJSONString(b, u.Host())
@@ -87,6 +117,10 @@ func appendMatch(b []byte, format, name string, m uriscan.Match, text []byte) []
 		b = append(b, '\t')
 		b = strconv.AppendInt(b, m.Start, 10)
 		b = append(b, '\t')
+		if field != "" {
+			b = append(b, field...)
+			b = append(b, '\t')
+		}
 		if m.Rejected {
 			b = append(b, "rejected\t"...)
 		}
@@ -97,6 +131,10 @@ func appendMatch(b []byte, format, name string, m uriscan.Match, text []byte) []
 			b = strconv.AppendInt(b, m.Line, 10)
 			b = append(b, ": offset "...)
 			b = strconv.AppendInt(b, m.Start, 10)
+			if field != "" {
+				b = append(b, ": "...)
+				b = append(b, field...)
+			}
 			b = append(b, ": not a URI: "...)
 			b = appendEcho(b, text, int64(len(text)))
 		} else {

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/uriscan/uriscan/internal/shareddata"
+)
+
+// TestExtractLogCombined: the request target (resolved against --base
+// when it is origin-form), the referer and the URIs in the user agent of
+// Common and Combined Log Format lines, with nginx's and Apache's escapes
+// decoded; a line of another shape is reported with its line and offset.
+func TestExtractLogCombined(t *testing.T) {
+	log := strings.Join([]string{
+		`1.2.3.4 - - [01/Mar/2024:00:00:00 +0000] "GET /a/b?q=1 HTTP/1.1" 200 5 "https://ref.example/p" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"`,
+		`::1 - frank [01/Mar/2024:00:00:01 +0000] "GET http://abs.example/x HTTP/1.0" 404 - "-" "-"`,
+		`5.6.7.8 - - [01/Mar/2024:00:00:02 +0000] "GET /caf\xC3\xA9 HTTP/1.1" 200 1 "https://q.example/?s=\x22x\x22" "curl/8"`,
+		`9.9.9.9 - - [01/Mar/2024:00:00:03 +0000] "GET /clf HTTP/1.1" 200 7`,
+		`not a log line at all`,
+		``,
+		`1.1.1.1 - - [01/Mar/2024:00:00:04 +0000] "CONNECT example.com:443 HTTP/1.1" 200 0 "-" "-"`,
+		`1.1.1.1 - - [01/Mar/2024:00:00:05 +0000] "OPTIONS * HTTP/1.1" 200 0 "android-app://com.example/" "-"`,
+		`1.1.1.1 - - [01/Mar/2024:00:00:06 +0000] "\x16\x03\x01 see http://tls.example/" 400 0 "-" "-"`,
+	}, "\n") + "\n"
+	code, out, errs := cli(t, log, "extract", "--log", "combined", "--base", "https://site.example/", "--format", "tsv")
+	at := func(s string) string { return strconv.Itoa(strings.Index(log, s)) }
+	want := strings.Join([]string{
+		"<stdin>\t1\t" + at("/a/b?q=1") + "\trequest\thttps://site.example/a/b?q=1",
+		"<stdin>\t1\t" + at("https://ref") + "\treferer\thttps://ref.example/p",
+		"<stdin>\t1\t" + at("http://www.google") + "\tuser_agent\thttp://www.google.com/bot.html",
+		"<stdin>\t2\t" + at("http://abs") + "\trequest\thttp://abs.example/x",
+		// Decoded, line 3's target holds a raw é and its referer a raw
+		// '"': not URIs, so rejections (not shown without --rejects).
+		"<stdin>\t4\t" + at("/clf") + "\trequest\thttps://site.example/clf",
+		// A field that was decoded: the offset is the field's.
+		"<stdin>\t9\t" + at(`\x16`) + "\trequest_line\thttp://tls.example/",
+	}, "\n") + "\n"
+	if code != 1 || out != want {
+		t.Errorf("exit %d, stdout\n%s\nwant\n%s\nstderr %s", code, out, want, errs)
+	}
+	if !strings.Contains(errs, "<stdin>:5: offset 10: not a Common or Combined Log Format line: expected '[' opening the time field") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("stderr %q: want one report, of line 5", errs)
+	}
+	// Without --base the origin-form targets are written as they are;
+	// --rejects says which fields are not URIs; --any-scheme takes the
+	// android-app referer.
+	code, out, errs = cli(t, log, "extract", "--log", "combined", "--rejects", "--any-scheme")
+	for _, w := range []string{"/a/b?q=1\n", "android-app://com.example/\n"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("without --base: stdout %q lacks %q", out, w)
+		}
+	}
+	for _, w := range []string{":3: offset " + at(`/caf`) + ": request: not a URI: \"/café\"", ":3: offset " + at(`https://q`) + ": referer: not a URI: "} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("--rejects: stderr %q lacks %q", errs, w)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// TestExtractLogJSON: the URIs in the strings at --field paths of JSON
+// Lines; escapes decoded; a line that is not a JSON object is reported.
+func TestExtractLogJSON(t *testing.T) {
+	in := strings.Join([]string{
+		`{"message":"GET http://a.example/x failed, see https://b.example/y.","http":{"request":{"url":"https://c.example/\u00e9t\u00e9"}}}`,
+		`{"message":"no URI here","n":1}`,
+		`{"message":`,
+		`{"http.request.url":"http://dotted.example/"}`,
+	}, "\n")
+	code, out, errs := cli(t, in, "extract", "--log", "jsonl", "--field", "message", "--field", "http.request.url", "--format", "jsonl")
+	lines := lines(out)
+	// A URI ends at a byte no URI holds: the decoded é.
+	want := []string{"http://a.example/x", "https://b.example/y", "https://c.example/", "http://dotted.example/"}
+	if code != 1 || len(lines) != len(want) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for i, l := range lines {
+		m := decode(t, l)
+		if m["uri"] != want[i] || m["field"] == nil || m["valid"] != true {
+			t.Errorf("match %d: %s, want uri %q", i, l, want[i])
+		}
+	}
+	if !strings.Contains(errs, "<stdin>:3: offset ") || !strings.Contains(errs, "not a JSON object line") {
+		t.Errorf("stderr %q", errs)
+	}
+	for _, args := range [][]string{
+		{"extract", "--log", "jsonl"},
+		{"extract", "--log", "xml"},
+		{"extract", "--field", "a"},
+		{"extract", "--log", "combined", "--base", "/rel"},
+		{"extract", "--log", "jsonl", "--field", "a..b"},
+	} {
+		if code, _, errs := cli(t, "", args...); code != 2 || !strings.Contains(errs, "usage: uriscan extract") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
+
+// TestExtractLogWorkers: log mode gives the same output with any number
+// of workers and any chunk size, on the shared access log (first 2 MB).
+func TestExtractLogWorkers(t *testing.T) {
+	if !shareddata.Available(t) {
+		t.Skip("shared data absent")
+	}
+	d, _ := shareddata.Dir()
+	log, err := os.ReadFile(filepath.Join(d, "logs", "access.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "access.log")
+	os.WriteFile(f, log[:2<<20], 0o644)
+	args := []string{"extract", "--log", "combined", "--base", "http://h/", "--format", "jsonl", "--rejects", f}
+	_, want, wantErr := cli(t, "", append(args, "--workers", "1")...)
+	if n := strings.Count(want, "\n"); n < 15000 {
+		t.Fatalf("only %d matches", n)
+	}
+	for _, size := range []int{300, 64 << 10} {
+		setChunks(t, size, 1<<20)
+		for _, w := range []string{"1", "2", "3"} {
+			_, out, errs := cli(t, "", append(args, "--workers", w)...)
+			if out != want || errs != wantErr {
+				t.Errorf("chunks of %d, --workers %s: %s", size, w, firstDiff(out, want, errs, wantErr))
+			}
+		}
+	}
+}
