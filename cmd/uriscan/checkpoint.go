@@ -31,6 +31,7 @@ type dedupCounts struct {
 	Lines   int64 `json:"lines"`
 	Blank   int64 `json:"blank"`
 	Invalid int64 `json:"invalid"`
+	URIs    int64 `json:"uris,omitempty"` // with --extract: the URIs found
 	Unique  int64 `json:"unique"`
 }
 
@@ -57,7 +58,8 @@ type checkpoint struct {
 	Params       map[string]string `json:"params"`
 	Inputs       []string          `json:"inputs"`
 	MaxLine      int               `json:"max_line"`
-	Failed       []string          `json:"failed,omitempty"` // inputs that could not be read, as reported
+	Extract      string            `json:"extract,omitempty"` // --extract's schemes
+	Failed       []string          `json:"failed,omitempty"`  // inputs that could not be read, as reported
 	Output       string            `json:"output,omitempty"`
 	OutputLength int64             `json:"output_length"`
 	Batch        inputPos          `json:"batch"`
@@ -161,6 +163,8 @@ func (c *checkpoint) matches(run *checkpoint) string {
 		return fmt.Sprintf("it was made with --store %s, this run has %s", c.Store, run.Store)
 	case !maps.Equal(c.Params, run.Params):
 		return fmt.Sprintf("it was made with %v, this run has %v", c.Params, run.Params)
+	case c.Extract != run.Extract:
+		return fmt.Sprintf("it was made with --extract %q, this run has %q (\"\": without)", c.Extract, run.Extract)
 	case c.MaxLine != run.MaxLine:
 		return fmt.Sprintf("it was made with --max-line %d, this run has %d", c.MaxLine, run.MaxLine)
 	case !slices.Equal(c.Inputs, run.Inputs):

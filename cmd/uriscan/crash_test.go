@@ -97,10 +97,29 @@ func killInput(t *testing.T, dir string, n int) string {
 
 // reference is what one uninterrupted in-memory run writes, and its
 // summary.
-func reference(t *testing.T, input string) (out, summary string) {
+func reference(t *testing.T, input string, flags ...string) (out, summary string) {
 	t.Helper()
-	_, out, errs := cli(t, "", "dedup", "--key-file", "", input)
+	_, out, errs := cli(t, "", append(append([]string{"dedup", "--key-file", ""}, flags...), input)...)
 	return out, lastLine(errs)
+}
+
+// textInput rewrites a killInput as log-like text for dedup --extract:
+// each URI inside a line of prose, two on some lines.
+func textInput(t *testing.T, input string) string {
+	t.Helper()
+	b, err := os.ReadFile(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for i, l := range lines(string(b)) {
+		fmt.Fprintf(&out, "%d GET <%s> from (see %s).\n", i, l, strings.ToUpper(l[:min(len(l), 12)])+l[min(len(l), 12):])
+	}
+	name := input + ".log"
+	if err := os.WriteFile(name, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }
 
 func lastLine(s string) string {
@@ -180,14 +199,21 @@ func TestDedupKillOutput(t *testing.T) {
 	for _, tc := range []struct {
 		store string
 		kills int
-	}{{"disk", 50}, {"memory", 20}} {
+	}{{"disk", 50}, {"memory", 20}, {"disk-extract", 20}} {
 		t.Run(tc.store, func(t *testing.T) {
 			dir := t.TempDir()
 			input := killInput(t, dir, 60000)
-			want, summary := reference(t, input)
+			var flags []string
+			if tc.store == "disk-extract" {
+				input, flags = textInput(t, input), []string{"--extract"}
+			}
+			want, summary := reference(t, input, flags...)
+			if len(lines(want)) < 10000 {
+				t.Fatalf("the reference wrote %d lines", len(lines(want)))
+			}
 			store := "memory"
-			args := []string{"dedup", "--output", "out.txt", "--batch", "128", input}
-			if tc.store == "disk" {
+			args := append([]string{"dedup", "--output", "out.txt", "--batch", "128", input}, flags...)
+			if strings.HasPrefix(tc.store, "disk") {
 				store = "disk:" + filepath.Join(dir, "seen")
 				args = append(args, "--store", store, "--key-file", writeKey(t, dir))
 			}

@@ -41,6 +41,8 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	output := fs.String("output", "", "write the new lines to `FILE`, exactly once across kills and restarts (progress in FILE.checkpoint; a rerun resumes), instead of standard output")
 	ckptFlag := fs.String("checkpoint", "", "record the progress in `FILE` after every batch, for --resume (default with --output: FILE.checkpoint)")
 	resume := fs.Bool("resume", false, "continue from --checkpoint instead of the top of the input (automatic with --output)")
+	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
+	schemes := fs.String("schemes", "http,https", "with --extract, the `schemes` that count, comma-separated")
 	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end and before each read that may block. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
 	return func(e *env, files []string) int {
 		lv, ok := normalize.ParseLevel(*level)
@@ -78,6 +80,20 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		d := &deduper{e: e, h: h, batchMax: *batch, out: e.out, ckptName: ckptName,
 			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output, MaxLine: e.sc.ls.MaxLine()}}
+		if *extract {
+			d.x = &uriscan.Extractor{}
+			for _, s := range strings.Split(*schemes, ",") {
+				if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
+					d.x.Schemes = append(d.x.Schemes, s)
+				}
+			}
+			if len(d.x.Schemes) == 0 {
+				return e.usageError("dedup: --schemes names no scheme", e.cmd)
+			}
+			d.ckpt.Extract = strings.Join(d.x.Schemes, ",")
+		} else if isFlagSet(fs, "schemes") {
+			return e.usageError("dedup: --schemes goes with --extract", e.cmd)
+		}
 		set, err := openStore(*store, *prefix, params)
 		if err != nil {
 			// The store's errors name it (password redacted).
@@ -127,6 +143,9 @@ type deduper struct {
 	text    []byte
 	ends    []int
 	pending dedupCounts // the batch's lines, blank and invalid
+	// x, with --extract, finds the URIs in a line (ms: its matches).
+	x       *uriscan.Extractor
+	ms      []uriscan.Match
 	has     []bool
 	newKeys []seen.Key
 	inBatch map[seen.Key]struct{}
@@ -313,7 +332,16 @@ func (d *deduper) record(name string, s *recordScanner) {
 		d.digest.add(s.Bytes())
 	}
 	if d.replaying {
-		if s.ParseError() == nil && !blank {
+		switch {
+		case d.x != nil:
+			if _, long := s.ls.TooLong(); !long {
+				d.ms = d.x.Append(d.ms[:0], s.Bytes())
+				for _, m := range d.ms {
+					u, _ := uriscan.Parse(s.Bytes()[m.Start:m.End])
+					d.replay = append(d.replay, seen.Key(d.h.Sum(&u)))
+				}
+			}
+		case s.ParseError() == nil && !blank:
 			d.replay = append(d.replay, seen.Key(d.h.Sum(s.URI())))
 		}
 		d.pos = pos
@@ -324,10 +352,26 @@ func (d *deduper) record(name string, s *recordScanner) {
 	}
 	d.pos = pos
 	d.pending.Lines++
+	_, long := s.ls.TooLong()
 	switch {
 	case blank:
 		d.pending.Blank++
-	case s.ParseError() != nil:
+	case d.x != nil && !long:
+		// The URIs in the line, each a record (valid: Extract parses them).
+		d.ms = d.x.Append(d.ms[:0], s.Bytes())
+		for _, m := range d.ms {
+			b := s.Bytes()[m.Start:m.End]
+			u, _ := uriscan.Parse(b)
+			d.pending.URIs++
+			d.keys = append(d.keys, seen.Key(d.h.Sum(&u)))
+			d.text = append(d.text, b...)
+			d.text = append(d.text, '\n')
+			d.ends = append(d.ends, len(d.text))
+		}
+		if len(d.keys) >= d.batchMax {
+			d.flush()
+		}
+	case d.x != nil || s.ParseError() != nil:
 		d.pending.Invalid++
 		d.e.reportLine(name, s)
 	default:
@@ -397,7 +441,7 @@ func (d *deduper) flush() {
 	d.newKeys = d.newKeys[:0]
 	if len(d.keys) > 0 {
 		if cap(d.has) < len(d.keys) {
-			d.has = make([]bool, len(d.keys), d.batchMax)
+			d.has = make([]bool, len(d.keys), max(len(d.keys), d.batchMax))
 		}
 		d.has = d.has[:len(d.keys)]
 		if err := d.set.Contains(d.keys, d.has); err != nil {
@@ -433,6 +477,7 @@ func (d *deduper) flush() {
 	d.counts.Lines += d.pending.Lines
 	d.counts.Blank += d.pending.Blank
 	d.counts.Invalid += d.pending.Invalid
+	d.counts.URIs += d.pending.URIs
 	d.counts.Unique += d.pending.Unique
 	d.ckpt.Batch, d.ckpt.Next, d.ckpt.BatchDigest = d.start, d.pos, d.digest.String()
 	d.saveCheckpoint()
@@ -498,10 +543,16 @@ func (d *deduper) finish() {
 	b = strconv.AppendInt(b, c.Blank, 10)
 	b = append(b, ", invalid "...)
 	b = strconv.AppendInt(b, c.Invalid, 10)
+	records := c.Lines - c.Blank - c.Invalid
+	if d.x != nil {
+		b = append(b, ", uris "...)
+		b = strconv.AppendInt(b, c.URIs, 10)
+		records = c.URIs
+	}
 	b = append(b, ", unique "...)
 	b = strconv.AppendInt(b, c.Unique, 10)
 	b = append(b, ", duplicates "...)
-	b = strconv.AppendInt(b, c.Lines-c.Blank-c.Invalid-c.Unique, 10)
+	b = strconv.AppendInt(b, records-c.Unique, 10)
 	if d.resumed {
 		b = append(b, " (resumed from "...)
 		b = append(b, d.ckptName...)

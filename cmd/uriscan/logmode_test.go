@@ -130,3 +130,34 @@ func TestExtractLogWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupExtract: dedup --extract writes what "extract | dedup" writes,
+// counts the URIs apart from the lines, and a checkpoint made with
+// --extract is refused by a run without it.
+func TestDedupExtract(t *testing.T) {
+	in := "see http://A.example/x and HTTP://a.example:80/x\nnone here\n\nhttp://b/ twice http://b/, <https://c/>\n" + strings.Repeat("x", 300) + " http://long/\n"
+	// The last line is over --max-line: dedup reads lines, and reports
+	// that one (extract, which reads text, has no line limit).
+	short := in[:strings.LastIndex(in[:len(in)-1], "\n")+1]
+	_, extracted, _ := cli(t, short, "extract")
+	_, want, _ := cli(t, extracted, "dedup")
+	code, out, errs := cli(t, in, "dedup", "--extract", "--max-line", "200")
+	if code != 1 || out != want || out != "http://A.example/x\nhttp://b/\nhttps://c/\n" {
+		t.Errorf("exit %d, stdout %q, want %q", code, out, want)
+	}
+	if got := lastLine(errs); got != "uriscan: dedup: lines 5, blank 1, invalid 1, uris 5, unique 3, duplicates 2" {
+		t.Errorf("summary %q (stderr %q)", got, errs)
+	}
+	dir := t.TempDir()
+	f := writeFile(t, "in.txt", in)
+	outFile := filepath.Join(dir, "new.txt")
+	if code, _, errs := cli(t, "", "dedup", "--extract", "--output", outFile, f); code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := cli(t, "", "dedup", "--output", outFile, f); code != 2 || !strings.Contains(errs, `it was made with --extract "http,https"`) {
+		t.Errorf("without --extract: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := cli(t, "", "dedup", "--schemes", "ftp", f); code != 2 || !strings.Contains(errs, "--schemes goes with --extract") {
+		t.Errorf("--schemes alone: exit %d, stderr %q", code, errs)
+	}
+}
