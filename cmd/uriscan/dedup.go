@@ -41,6 +41,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	output := fs.String("output", "", "write the new lines to `FILE`, exactly once across kills and restarts (progress in FILE.checkpoint; a rerun resumes), instead of standard output")
 	ckptFlag := fs.String("checkpoint", "", "record the progress in `FILE` after every batch, for --resume (default with --output: FILE.checkpoint)")
 	resume := fs.Bool("resume", false, "continue from --checkpoint instead of the top of the input (automatic with --output)")
+	summary := fs.String("summary", "", "also write the summary to `FILE`, as one JSON object")
 	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
 	schemes := fs.String("schemes", "http,https", "with --extract, the `schemes` that count, comma-separated")
 	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end and before each read that may block. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
@@ -80,6 +81,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		d := &deduper{e: e, h: h, batchMax: *batch, out: e.out, ckptName: ckptName,
 			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output, MaxLine: e.sc.ls.MaxLine()}}
+		d.summaryFile = *summary
 		if *extract {
 			d.x = &uriscan.Extractor{}
 			for _, s := range strings.Split(*schemes, ",") {
@@ -130,6 +132,18 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	}
 }
 
+// dedupSummary is dedup's summary as JSON (--summary, --errors jsonl).
+type dedupSummary struct {
+	Command    string `json:"command"`
+	Lines      int64  `json:"lines"`
+	Blank      int64  `json:"blank"`
+	Invalid    int64  `json:"invalid"`
+	URIs       *int64 `json:"uris,omitempty"` // with --extract
+	Unique     int64  `json:"unique"`
+	Duplicates int64  `json:"duplicates"`
+	Resumed    bool   `json:"resumed"`
+}
+
 // deduper decides a dedup run's lines, a batch at a time.
 type deduper struct {
 	e        *env
@@ -144,11 +158,13 @@ type deduper struct {
 	ends    []int
 	pending dedupCounts // the batch's lines, blank and invalid
 	// x, with --extract, finds the URIs in a line (ms: its matches).
-	x       *uriscan.Extractor
-	ms      []uriscan.Match
-	has     []bool
-	newKeys []seen.Key
-	inBatch map[seen.Key]struct{}
+	x  *uriscan.Extractor
+	ms []uriscan.Match
+	// summaryFile is --summary.
+	summaryFile string
+	has         []bool
+	newKeys     []seen.Key
+	inBatch     map[seen.Key]struct{}
 
 	counts dedupCounts // decided lines
 	digest batchDigest // of the batch's lines (or the replayed ones), with a checkpoint
@@ -559,7 +575,11 @@ func (d *deduper) finish() {
 		b = append(b, ')')
 	}
 	b = append(b, '\n')
-	e.errw.Write(b)
+	sum := dedupSummary{Command: "dedup", Lines: c.Lines, Blank: c.Blank, Invalid: c.Invalid, Unique: c.Unique, Duplicates: records - c.Unique, Resumed: d.resumed}
+	if d.x != nil {
+		sum.URIs = &c.URIs
+	}
+	e.errw.WriteString(e.writeSummary(d.summaryFile, sum, string(b)))
 	if err := errors.Join(d.err, d.werr); err != nil {
 		name := d.inputName(d.start.File)
 		undecided := d.pending.Lines

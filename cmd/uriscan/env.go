@@ -26,6 +26,10 @@ type env struct {
 	rawErr  io.Writer     // what errw writes to
 	errw    *bufio.Writer // standard error
 	sc      recordScanner
+	rep     reports // --quiet, --errors, --max-errors
+	// counts are what the pipeline's writer has written (extract's
+	// summary).
+	counts struct{ bytes, uris, rejected int64 }
 	ioFail  bool  // an input could not be read: exit 2
 	invalid bool  // some line was invalid: exit 1
 	werr    error // first error writing output; stops the input loop
@@ -170,6 +174,11 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 				e.invalid = true
 			}
 			fn(name, s)
+			if s.perr != nil {
+				if e.rep.invalid++; e.rep.max > 0 && e.rep.invalid >= e.rep.max {
+					e.rep.stopped, e.halt = true, true
+				}
+			}
 		}
 		if err := s.Err(); err != nil && !errors.Is(err, errInterrupted) {
 			e.inputError(inputErrorMsg(name, err))
@@ -222,7 +231,7 @@ func appendEcho(b, line []byte, n int64) []byte {
 // line to standard error.
 func (e *env) reportLine(name string, s *recordScanner) {
 	var b [256]byte
-	e.errw.Write(appendReport(b[:0], name, s))
+	e.errw.Write(e.rep.appendReport(b[:0], name, s))
 }
 
 // appendReport appends "NAME:LINE: offset N: REASON\n" for s's current,

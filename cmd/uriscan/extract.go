@@ -19,6 +19,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	logFormat := fs.String("log", "", "read each line as a log line: `combined` (Common or Combined Log Format, Apache and nginx: the request target, the referer and the URIs in the user agent) or jsonl (the URIs in the --field strings of JSON Lines)")
 	var jsonFields stringsFlag
 	fs.Var(&jsonFields, "field", "with --log jsonl, the dotted `path` of a string field to search (\"message\", \"http.request.url\"); repeatable")
+	summary := fs.String("summary", "", "write a summary (inputs, bytes, URIs, rejections, invalid log lines) to `FILE` as one JSON object; with --errors jsonl it is also the last line on standard error")
 	base := fs.String("base", "", "with --log combined, the absolute `URI` origin-form request targets (\"/a?b\") are resolved against; without it they are written as they are")
 	return func(e *env, files []string) int {
 		switch *format {
@@ -37,6 +38,14 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 				return e.usageError("extract: --schemes names no scheme", e.cmd)
 			}
 		}
+		defer func() {
+			if *summary == "" && !e.rep.jsonl {
+				return
+			}
+			sum := extractSummary{Command: "extract", Inputs: max(len(files), 1), Bytes: e.counts.bytes, URIs: e.counts.uris, Rejected: e.counts.rejected, InvalidLines: e.rep.invalid}
+			e.errw.WriteString(e.writeSummary(*summary, sum, ""))
+			e.errw.Flush()
+		}()
 		if *logFormat != "" {
 			lm := &logMode{kind: *logFormat, paths: jsonFields, format: *format, x: x}
 			if code, ok := lm.check(e, *base); !ok {
@@ -64,11 +73,32 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	}
 }
 
+// extractSummary is extract's summary (--summary, --errors jsonl).
+type extractSummary struct {
+	Command      string `json:"command"`
+	Inputs       int    `json:"inputs"`
+	Bytes        int64  `json:"bytes"`
+	URIs         int64  `json:"uris"`
+	Rejected     int64  `json:"rejected"`
+	InvalidLines int64  `json:"invalid_lines"`
+}
+
 // emitMatch writes one match (text its bytes) of chunk c: to the output,
 // or, in text and tsv, to standard error if it is a rejection.
 func emitMatch(p *pipeline, c *chunk, format, field string, m uriscan.Match, text []byte) {
+	if m.Rejected {
+		c.k.rejected++
+	} else {
+		c.k.uris++
+	}
 	if m.Rejected && format != "jsonl" {
-		c.k.err = appendMatch(c.k.err, format, c.name, field, m, text)
+		switch {
+		case c.k.rep.quiet:
+		case c.k.rep.jsonl:
+			c.k.err = appendMatch(c.k.err, "jsonl", c.name, field, m, text)
+		default:
+			c.k.err = appendMatch(c.k.err, format, c.name, field, m, text)
+		}
 		return
 	}
 	c.k.out = appendMatch(c.k.out, format, c.name, field, m, text)

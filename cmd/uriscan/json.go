@@ -14,8 +14,8 @@ import (
 // A valid URI-reference holds no byte that JSON escapes (no '"', '\',
 // control or non-ASCII byte: RFC 3986 Appendix A allows none), so its
 // text and components are copied as they are.
-func appendSplitValid(b []byte, line int, u *uriscan.URI) []byte {
-	b = append(b, `{"line":`...)
+func appendSplitValid(b []byte, file string, line int, u *uriscan.URI) []byte {
+	b = appendRecordStart(b, file)
 	b = strconv.AppendInt(b, int64(line), 10)
 	b = append(b, `,"input":"`...)
 	b = append(b, u.String()...)
@@ -61,8 +61,8 @@ func appendRawComponent(b []byte, u *uriscan.URI, c uriscan.Component) []byte {
 //
 // A line over the line limit holds only its first bytes, which are
 // written as "input"; "input_length" then gives the line's length.
-func appendSplitInvalid(b []byte, line int, text []byte, length int64, perr *uriscan.Error) []byte {
-	b = append(b, `{"line":`...)
+func appendSplitInvalid(b []byte, file string, line int, text []byte, length int64, perr *uriscan.Error) []byte {
+	b = appendRecordStart(b, file)
 	b = strconv.AppendInt(b, int64(line), 10)
 	if utf8.Valid(text) {
 		b = append(b, `,"input":`...)
@@ -87,6 +87,26 @@ func appendSplitInvalid(b []byte, line int, text []byte, length int64, perr *uri
 // view returns b as a string without copying, for a callee that does not
 // keep it (appendJSONString).
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// appendRecordStart opens a JSON record: {"file":FILE,"line": when the run
+// reads more than one input (file is then not ""), else {"line":.
+func appendRecordStart(b []byte, file string) []byte {
+	if file == "" {
+		return append(b, `{"line":`...)
+	}
+	b = append(b, `{"file":`...)
+	b = appendJSONString(b, file)
+	return append(b, `,"line":`...)
+}
+
+// recordFile is the "file" of a JSON record: name when the run reads more
+// than one input, else "" (none).
+func recordFile(files []string, name string) string {
+	if len(files) > 1 {
+		return name
+	}
+	return ""
+}
 
 const hexDigits = "0123456789abcdef"
 

@@ -76,7 +76,6 @@ func (lm *logMode) check(e *env, base string) (int, bool) {
 func (lm *logMode) longLine() lineFn {
 	return func(k *sink, name string, s *recordScanner) {
 		if s.ParseError() != nil {
-			k.invalid = true
 			k.reportLine(name, s)
 		}
 	}
@@ -134,7 +133,22 @@ func (w *logWorker) chunk(c *chunk) {
 
 // lineError reports a line that is not in the log format.
 func (w *logWorker) lineError(c *chunk, line int64, off int, why string) {
-	c.k.invalid = true
+	defer c.k.countInvalid()
+	if c.k.rep.quiet {
+		return
+	}
+	if c.k.rep.jsonl {
+		b := append(c.k.err, `{"file":`...)
+		b = appendJSONString(b, c.name)
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, line, 10)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, int64(off), 10)
+		b = append(b, `,"reason":`...)
+		b = appendJSONString(b, "not a "+w.kind+" log line: "+why)
+		c.k.err = append(b, "}\n"...)
+		return
+	}
 	b := append(c.k.err, c.name...)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, line, 10)

@@ -207,6 +207,9 @@ func (e *env) run(args []string) int {
 		e.errw.WriteString("uriscan: writing output: " + err.Error() + "\n")
 		code = exitUsage
 	}
+	if e.rep.stopped {
+		e.errw.WriteString(e.rep.stoppedMsg())
+	}
 	if sig := e.sig.Load(); sig != 0 {
 		e.errw.WriteString("uriscan: interrupted by " + signalName(syscall.Signal(sig)) + "\n")
 		code = exitSignal(sig)
@@ -253,6 +256,18 @@ func (e *env) dispatch(args []string) int {
 				return e.usageError(fmt.Sprintf("%s: --max-line must be between 1 and %d, not %d", c.name, uriscan.MaxLength-2, n), c)
 			}
 			e.sc.ls.SetMaxLine(n)
+		}
+		if f := fs.Lookup("errors"); f != nil {
+			switch v := f.Value.String(); v {
+			case "text", "jsonl":
+				e.rep.jsonl = v == "jsonl"
+			default:
+				return e.usageError(c.name+": --errors must be text or jsonl, not "+strconv.Quote(v), c)
+			}
+			e.rep.quiet = fs.Lookup("quiet").Value.(flag.Getter).Get().(bool)
+			if e.rep.max = fs.Lookup("max-errors").Value.(flag.Getter).Get().(int64); e.rep.max < 0 {
+				return e.usageError(c.name+": --max-errors must be 0 (no limit) or more", c)
+			}
 		}
 		if f := fs.Lookup("workers"); f != nil {
 			switch n := f.Value.(flag.Getter).Get().(int); {
@@ -303,6 +318,7 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 	fs.Usage = func() {}
 	if c.name != "cpu" { // every command that reads lines
 		fs.Int("max-line", uriscan.DefaultMaxLine, "the longest line taken, in `bytes`; a longer one is invalid (reported with its length) and read past without being held in memory")
+		addReportFlags(fs)
 	}
 	return fs, c.setup(fs)
 }

@@ -633,7 +633,7 @@ func TestSplitNoAllocs(t *testing.T) {
 			if ks.ParseError() == nil {
 				t.Fatalf("line %d is valid", ks.Line())
 			}
-			kb = appendSplitInvalid(kb[:0], ks.Line(), ks.Bytes(), ks.Len(), ks.ParseError())
+			kb = appendSplitInvalid(kb[:0], "", ks.Line(), ks.Bytes(), ks.Len(), ks.ParseError())
 			kb = appendReport(kb, "f", &ks)
 			kb = appendEcho(kb, ks.Bytes(), ks.Len())
 			bn++
@@ -653,7 +653,7 @@ func TestSplitNoAllocs(t *testing.T) {
 			if s.ParseError() != nil {
 				t.Fatal(s.ParseError())
 			}
-			buf = appendSplitValid(buf[:0], s.Line(), s.URI())
+			buf = appendSplitValid(buf[:0], "", s.Line(), s.URI())
 			buf = append(buf, '\n')
 			w.Write(buf)
 			n++
@@ -868,7 +868,7 @@ func TestSplitValidUnescaped(t *testing.T) {
 			continue
 		}
 		valid++
-		got = appendSplitValid(got[:0], s.Line(), s.URI())
+		got = appendSplitValid(got[:0], "", s.Line(), s.URI())
 		want = splitValidEscaped(want[:0], s.Line(), s.URI())
 		if !bytes.Equal(got, want) || !json.Valid(got) {
 			t.Fatalf("line %d:\ngot  %s\nwant %s", s.Line(), got, want)

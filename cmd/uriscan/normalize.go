@@ -47,7 +47,9 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 					fixed, rep = normalize.Repair(fixed[:0], s.Bytes())
 					if v, err := uriscan.Parse(fixed); err == nil {
 						u, perr = &v, nil
-						k.err = appendRepair(k.err, name, s.Line(), rep)
+						if !k.rep.quiet {
+							k.err = appendRepair(k.err, name, s.Line(), rep, k.rep.jsonl)
+						}
 					}
 				}
 				if perr != nil {
@@ -57,12 +59,12 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 				case !jsonl && perr == nil:
 					buf = norm.Append(buf, u, lv)
 				case jsonl && perr != nil:
-					buf = appendSplitInvalid(buf, s.Line(), s.Bytes(), s.Len(), perr)
+					buf = appendSplitInvalid(buf, recordFile(files, name), s.Line(), s.Bytes(), s.Len(), perr)
 				case jsonl:
 					sum := h.Sum(u)
-					buf = append(buf, `{"line":`...)
+					buf = appendRecordStart(buf, recordFile(files, name))
 					buf = strconv.AppendInt(buf, int64(s.Line()), 10)
-					buf = append(buf, `,"input":`...)
+					buf = append(buf, `,"valid":true,"input":`...)
 					buf = appendJSONString(buf, view(s.Bytes()))
 					buf = append(buf, `,"normalized":`...)
 					buf = appendJSONString(buf, view(h.Canonical()))
@@ -87,7 +89,20 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 }
 
 // appendRepair appends "NAME:LINE: repaired: ..." (what Repair did) to b.
-func appendRepair(b []byte, name string, line int, r normalize.Repairs) []byte {
+func appendRepair(b []byte, name string, line int, r normalize.Repairs, jsonl bool) []byte {
+	if jsonl {
+		b = append(b, `{"file":`...)
+		b = appendJSONString(b, name)
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, int64(line), 10)
+		b = append(b, `,"repaired":{"trimmed":`...)
+		b = strconv.AppendInt(b, int64(r.Trimmed), 10)
+		b = append(b, `,"backslashes":`...)
+		b = strconv.AppendInt(b, int64(r.Backslashes), 10)
+		b = append(b, `,"encoded":`...)
+		b = strconv.AppendInt(b, int64(r.Encoded), 10)
+		return append(b, "}}\n"...)
+	}
 	b = append(b, name...)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(line), 10)

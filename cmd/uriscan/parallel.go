@@ -50,12 +50,19 @@ type sink struct {
 	invalid  bool // some line was invalid
 	ioFail   bool // an input could not be read or a line not handled
 	inputErr bool // err holds an input error (told to onInputError)
+	// rep is how invalid lines are reported; nInvalid counts them, marks
+	// (with --max-errors) where out and err stood after each.
+	rep      *reports
+	nInvalid int64
+	marks    []mark
+	// uris and rejected count extract's matches.
+	uris, rejected int64
 }
 
 // reportLine appends "NAME:LINE: offset N: REASON" for s's current,
 // invalid line to k's standard error.
 func (k *sink) reportLine(name string, s *recordScanner) {
-	k.err = appendReport(k.err, name, s)
+	k.err = k.rep.appendReport(k.err, name, s)
 }
 
 // ioError appends an error message to k's standard error (exit 2).
@@ -83,7 +90,7 @@ func addWorkersFlag(fs *flag.FlagSet) *int {
 func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 	if streamOnly {
 		fn := newFn()
-		var k sink
+		k := sink{rep: &e.rep}
 		return e.eachRecord(files, func(name string, s *recordScanner) {
 			fn(&k, name, s)
 			e.drain(&k)
@@ -99,10 +106,10 @@ func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 			s.ls.StartAt(c.off, c.line)
 			s.perr = nil
 			for s.Scan() {
-				if s.perr != nil {
-					c.k.invalid = true
-				}
 				fn(&c.k, c.name, &s)
+				if s.perr != nil {
+					c.k.countInvalid()
+				}
 				p.handOver(c)
 			}
 			s.ls.ResetBytes(nil)
@@ -143,6 +150,9 @@ func (e *env) drain(k *sink) {
 		e.ioFail = true
 		k.ioFail = false
 	}
+	e.counts.uris += k.uris
+	e.counts.rejected += k.rejected
+	k.nInvalid, k.marks, k.uris, k.rejected = 0, k.marks[:0], 0, 0
 }
 
 // chunk is a piece of one input handed to a worker: whole lines (or, for
@@ -251,6 +261,9 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 			break
 		}
 		p.write(c, &quit)
+		if !quit {
+			e.counts.bytes += int64(len(c.data))
+		}
 		p.dropWritten(c)
 		if c.release != nil {
 			c.release()
@@ -361,6 +374,7 @@ func (p *pipeline) handOver(c *chunk) {
 	}
 	c.k.out, c.k.err = c.k.out[:0], c.k.err[:0]
 	c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
+	c.k.rep, c.k.nInvalid, c.k.marks = &p.e.rep, 0, c.k.marks[:0]
 }
 
 // next returns the next chunk in input order; false when there is none
@@ -434,8 +448,9 @@ func (p *pipeline) drainPiece(k *sink, quit *bool) {
 	if *quit {
 		return
 	}
+	cut := p.e.rep.take(k)
 	p.e.drainChunk(k)
-	if p.e.werr != nil || p.e.stopped() {
+	if cut || p.e.werr != nil || p.e.stopped() {
 		*quit = true
 		close(p.quit)
 	}
@@ -461,6 +476,7 @@ func (p *pipeline) get() *chunk {
 		}
 		c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
 		c.lb, c.prev = nil, nil
+		c.k.rep, c.k.nInvalid, c.k.marks = &p.e.rep, 0, c.k.marks[:0]
 		c.done = make(chan struct{})
 		return c
 	case <-p.quit:
@@ -876,10 +892,10 @@ func (p *pipeline) longLine(c *chunk, have int, r io.Reader) (*chunk, int, bool)
 	s.perr = nil
 	ended := false
 	if s.Scan() {
-		if s.perr != nil {
-			c.k.invalid = true
-		}
 		p.longFn(&c.k, c.name, s)
+		if s.perr != nil {
+			c.k.countInvalid()
+		}
 	}
 	if err := s.Err(); err != nil {
 		c.k.ioError(inputErrorMsg(c.name, err))

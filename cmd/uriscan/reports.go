@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"strconv"
+)
+
+// reports is how a run tells of invalid lines on standard error, and when
+// it gives up on them: --quiet, --errors text|jsonl, --max-errors N.
+type reports struct {
+	quiet bool  // no per-line reports
+	jsonl bool  // one JSON object per report
+	max   int64 // stop after this many invalid lines (0: never)
+	// invalid counts the invalid lines written so far (the writer's).
+	invalid int64
+	// stopped is set when max was reached.
+	stopped bool
+}
+
+// addReportFlags defines --quiet, --errors and --max-errors on fs.
+func addReportFlags(fs *flag.FlagSet) (quiet *bool, format *string, maxErrors *int64) {
+	quiet = fs.Bool("quiet", false, "do not report invalid lines on standard error (the exit status still says; I/O errors are still reported)")
+	fs.BoolVar(quiet, "q", false, "short for --quiet")
+	format = fs.String("errors", "text", "how invalid lines are reported on standard error: `text` (FILE:LINE: offset N: REASON) or jsonl ({\"file\",\"line\",\"offset\",\"reason\",\"input\"})")
+	maxErrors = fs.Int64("max-errors", 0, "stop after `N` invalid lines, with exit status 1 (0: never); the output stops right after the N-th")
+	return
+}
+
+// mark is where the output and the reports stood after an invalid line,
+// in a sink (see reports.cut).
+type mark struct{ out, err int }
+
+// countInvalid records that the line just handled was invalid.
+func (k *sink) countInvalid() {
+	k.invalid = true
+	k.nInvalid++
+	if k.rep != nil && k.rep.max > 0 {
+		k.marks = append(k.marks, mark{len(k.out), len(k.err)})
+	}
+}
+
+// take counts the invalid lines of k, which is about to be written, and
+// cuts k right after the line that reaches max; true when it did (the run
+// stops).
+func (r *reports) take(k *sink) bool {
+	if r.max == 0 || k.nInvalid == 0 {
+		r.invalid += k.nInvalid
+		return false
+	}
+	if r.invalid+k.nInvalid < r.max {
+		r.invalid += k.nInvalid
+		return false
+	}
+	m := k.marks[r.max-r.invalid-1]
+	k.out, k.err = k.out[:m.out], k.err[:m.err]
+	r.invalid, r.stopped = r.max, true
+	return true
+}
+
+// stoppedMsg is said when --max-errors stopped the run.
+func (r *reports) stoppedMsg() string {
+	return "uriscan: stopped after " + strconv.FormatInt(r.max, 10) + " invalid lines (--max-errors)\n"
+}
+
+// appendReport appends the report of s's current, invalid line to b:
+// "NAME:LINE: offset N: REASON\n", or a JSON object with --errors jsonl,
+// or nothing with --quiet.
+func (r *reports) appendReport(b []byte, name string, s *recordScanner) []byte {
+	switch {
+	case r != nil && r.quiet:
+		return b
+	case r != nil && r.jsonl:
+		b = append(b, `{"file":`...)
+		b = appendJSONString(b, name)
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, int64(s.Line()), 10)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, int64(s.perr.Offset), 10)
+		b = append(b, `,"reason":`...)
+		var rb [256]byte
+		b = appendJSONString(b, view(s.perr.AppendReason(rb[:0])))
+		text := s.Bytes()
+		text = text[:min(len(text), echoMax)]
+		b = append(b, `,"input":`...)
+		b = appendJSONString(b, view(text)) // invalid UTF-8 as U+FFFD
+		if n := s.Len(); n != int64(len(text)) {
+			b = append(b, `,"input_length":`...)
+			b = strconv.AppendInt(b, n, 10)
+		}
+		return append(b, "}\n"...)
+	}
+	return appendReport(b, name, s)
+}
+
+// writeSummary writes a command's summary as one JSON object to the file
+// --summary names (if any) and returns the line for standard error: the
+// JSON with --errors jsonl, else text (empty: none).
+func (e *env) writeSummary(file string, v any, text string) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // a struct of numbers and strings
+	}
+	b = append(b, '\n')
+	if file != "" {
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			e.ioError("--summary: " + err.Error())
+		}
+	}
+	if e.rep.jsonl {
+		return string(b)
+	}
+	return text
+}
