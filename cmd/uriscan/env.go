@@ -19,17 +19,17 @@ const stdinName = "<stdin>"
 // env is what a command runs with: buffered output, the input loop, and
 // the exit status so far.
 type env struct {
-	stdin   io.Reader
-	cmd     *command      // the command being run
-	out     *bufio.Writer // standard output
-	rawOut  io.Writer     // what out writes to (see drain)
-	rawErr  io.Writer     // what errw writes to
-	errw    *bufio.Writer // standard error
-	sc      recordScanner
-	rep     reports // --quiet, --errors, --max-errors
+	stdin  io.Reader
+	cmd    *command      // the command being run
+	out    *bufio.Writer // standard output
+	rawOut io.Writer     // what out writes to (see drain)
+	rawErr io.Writer     // what errw writes to
+	errw   *bufio.Writer // standard error
+	sc     recordScanner
+	rep    reports // --quiet, --errors, --max-errors
 	// counts are what the pipeline's writer has written (extract's
 	// summary).
-	counts struct{ bytes, uris, rejected int64 }
+	counts  struct{ bytes, uris, rejected int64 }
 	ioFail  bool  // an input could not be read: exit 2
 	invalid bool  // some line was invalid: exit 1
 	werr    error // first error writing output; stops the input loop
