@@ -19,14 +19,16 @@ const stdinName = "<stdin>"
 // env is what a command runs with: buffered output, the input loop, and
 // the exit status so far.
 type env struct {
-	stdin  io.Reader
-	cmd    *command      // the command being run
-	out    *bufio.Writer // standard output
-	rawOut io.Writer     // what out writes to (see drain)
-	rawErr io.Writer     // what errw writes to
-	errw   *bufio.Writer // standard error
-	sc     recordScanner
-	rep    reports // --quiet, --errors, --max-errors
+	stdin io.Reader
+	// stdinName names standard input in messages ("<uri>" for --uri).
+	stdinName string
+	cmd       *command      // the command being run
+	out       *bufio.Writer // standard output
+	rawOut    io.Writer     // what out writes to (see drain)
+	rawErr    io.Writer     // what errw writes to
+	errw      *bufio.Writer // standard error
+	sc        recordScanner
+	rep       reports // --quiet, --errors, --max-errors
 	// counts are what the pipeline's writer has written (extract's
 	// summary).
 	counts  struct{ bytes, uris, rejected int64 }
@@ -59,11 +61,12 @@ type env struct {
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 	e := &env{
-		stdin:  stdin,
-		out:    bufio.NewWriterSize(stdout, writeBufSize),
-		rawOut: stdout,
-		rawErr: stderr,
-		errw:   bufio.NewWriterSize(stderr, writeBufSize),
+		stdin:     stdin,
+		stdinName: stdinName,
+		out:       bufio.NewWriterSize(stdout, writeBufSize),
+		rawOut:    stdout,
+		rawErr:    stderr,
+		errw:      bufio.NewWriterSize(stderr, writeBufSize),
 	}
 	// Flush before blocking on input, so that "tail -f log | uriscan
 	// validate" reports as it goes; on files this is once per read buffer.

@@ -51,7 +51,7 @@ func (e *env) openQuiet(file string) (in input, err error) {
 	var f *os.File
 	var r io.Reader
 	if file == "-" {
-		in.name, r = stdinName, e.stdin
+		in.name, r = e.stdinName, e.stdin
 	} else {
 		f, err = os.Open(file)
 		if err != nil {

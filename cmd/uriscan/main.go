@@ -269,6 +269,19 @@ func (e *env) dispatch(args []string) int {
 				return e.usageError(c.name+": --max-errors must be 0 (no limit) or more", c)
 			}
 		}
+		if f := fs.Lookup("uri"); f != nil {
+			if uris := *f.Value.(*stringsFlag); len(uris) > 0 {
+				if len(files) > 0 {
+					return e.usageError(c.name+": give --uri or files, not both", c)
+				}
+				for _, u := range uris {
+					if strings.ContainsAny(u, "\n") {
+						return e.usageError(c.name+": --uri "+strconv.Quote(u)+" holds a line end", c)
+					}
+				}
+				e.stdin, e.stdinName, files = strings.NewReader(strings.Join(uris, "\n")+"\n"), "<uri>", []string{"-"}
+			}
+		}
 		if f := fs.Lookup("workers"); f != nil {
 			switch n := f.Value.(flag.Getter).Get().(int); {
 			case n < 0:
@@ -319,6 +332,12 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 	if c.name != "cpu" { // every command that reads lines
 		fs.Int("max-line", uriscan.DefaultMaxLine, "the longest line taken, in `bytes`; a longer one is invalid (reported with its length) and read past without being held in memory")
 		addReportFlags(fs)
+	}
+	switch c.name {
+	case "validate", "split", "normalize", "resolve":
+		var uris stringsFlag
+		fs.Var(&uris, "uri", "a `URI` to read, as if it were an input line, instead of the files; repeatable")
+		fs.Var(&uris, "u", "short for --uri")
 	}
 	return fs, c.setup(fs)
 }

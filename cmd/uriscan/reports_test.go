@@ -182,3 +182,24 @@ func readFile(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// TestURIFlag: --uri and -u give the URIs to read on the command line, in
+// order, named <uri> in messages; not together with files, not with a
+// line end in one.
+func TestURIFlag(t *testing.T) {
+	code, out, errs := cli(t, "", "split", "-u", "http://x/a", "--uri", "b c")
+	if ls := lines(out); code != 1 || len(ls) != 2 || decode(t, ls[0])["host"] != "x" || errs != "<uri>:2: offset 1: invalid character ' ' in path\n" {
+		t.Errorf("split: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, out, _ := cli(t, "", "normalize", "-u", "HTTP://A:80/./b"); code != 0 || out != "http://a/b\n" {
+		t.Errorf("normalize: exit %d, %q", code, out)
+	}
+	if code, out, _ := cli(t, "", "resolve", "--base", "http://a/b/c", "-u", "../d", "-u", "g?y"); code != 0 || out != "http://a/d\nhttp://a/b/g?y\n" {
+		t.Errorf("resolve: exit %d, %q", code, out)
+	}
+	for _, args := range [][]string{{"split", "-u", "x", "file"}, {"validate", "-u", "a\nb"}} {
+		if code, _, errs := cli(t, "", args...); code != 2 || !strings.Contains(errs, "usage:") {
+			t.Errorf("%q: exit %d, %q", args, code, errs)
+		}
+	}
+}
