@@ -29,6 +29,10 @@ type env struct {
 	errw      *bufio.Writer // standard error
 	sc        recordScanner
 	rep       reports // --quiet, --errors, --max-errors
+	// tty is the process's standard error (main only), where a progress
+	// bar may be drawn; prog is the bar, if drawn.
+	tty  *os.File
+	prog *progress
 	// counts are what the pipeline's writer has written (extract's
 	// summary).
 	counts  struct{ bytes, uris, rejected int64 }
@@ -177,6 +181,7 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 				e.invalid = true
 			}
 			fn(name, s)
+			e.prog.add(s.Len()+1, 1)
 			if s.perr != nil {
 				if e.rep.invalid++; e.rep.max > 0 && e.rep.invalid >= e.rep.max {
 					e.rep.stopped, e.halt = true, true

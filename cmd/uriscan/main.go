@@ -33,6 +33,7 @@ func main() { os.Exit(mainCode()) }
 // SIGTERM handled (see env.interrupted), and returns the exit status.
 func mainCode() int {
 	e := newEnv(os.Stdin, os.Stdout, os.Stderr)
+	e.tty = os.Stderr
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
@@ -203,6 +204,7 @@ func (e *env) run(args []string) int {
 		e.mu.Unlock()
 	}()
 	code := e.dispatch(args)
+	e.prog.finish()
 	if err := e.out.Flush(); err != nil && code != exitUsage {
 		e.errw.WriteString("uriscan: writing output: " + err.Error() + "\n")
 		code = exitUsage
@@ -289,6 +291,9 @@ func (e *env) dispatch(args []string) int {
 			case n == 0:
 				f.Value.Set(strconv.Itoa(runtime.GOMAXPROCS(0)))
 			}
+		}
+		if f := fs.Lookup("no-progress"); f != nil && !f.Value.(flag.Getter).Get().(bool) && !e.rep.quiet {
+			e.prog = e.startProgress(c.name, files, e.tty)
 		}
 		return runCmd(e, files)
 	}

@@ -263,6 +263,9 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 		p.write(c, &quit)
 		if !quit {
 			e.counts.bytes += int64(len(c.data))
+			if c.lb != nil {
+				e.prog.add(int64(len(c.data)), int64(c.lb.lines))
+			}
 		}
 		p.dropWritten(c)
 		if c.release != nil {

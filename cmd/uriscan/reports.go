@@ -24,6 +24,7 @@ func addReportFlags(fs *flag.FlagSet) (quiet *bool, format *string, maxErrors *i
 	quiet = fs.Bool("quiet", false, "do not report invalid lines on standard error (the exit status still says; I/O errors are still reported)")
 	fs.BoolVar(quiet, "q", false, "short for --quiet")
 	format = fs.String("errors", "text", "how invalid lines are reported on standard error: `text` (FILE:LINE: offset N: REASON) or jsonl ({\"file\",\"line\",\"offset\",\"reason\",\"input\"})")
+	fs.Bool("no-progress", false, "draw no progress bar (one is drawn on standard error when it is a terminal)")
 	maxErrors = fs.Int64("max-errors", 0, "stop after `N` invalid lines, with exit status 1 (0: never); the output stops right after the N-th")
 	return
 }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestProgressBar runs validate in a real terminal (a tmux pane): while
+// it reads a slow standard input the pane shows the bar (command, lines,
+// megabytes, rate); once it is done the bar's line is cleared. The same
+// run with standard error into a pipe writes no bar at all.
+func TestProgressBar(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("URISCAN_TMUX_REQUIRE") != "" {
+			t.Fatal("tmux is required (URISCAN_TMUX_REQUIRE) and absent")
+		}
+		t.Skip("tmux absent: the progress bar is not tested in a terminal")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.txt")
+	os.WriteFile(in, []byte(strings.Repeat("http://example.com/a/b?q=1\n", 100000)), 0o644)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal([]string{"validate", "--workers", "1"})
+	run := "env " + envCLIArgs + "='" + string(args) + "' " + self
+	slow := "{ cat " + in + "; sleep 2; cat " + in + "; }"
+	pipeOut := filepath.Join(dir, "pipe.txt")
+	script := slow + " | " + run + "; echo TTY-DONE; " + slow + " | " + run + " 2>&1 | cat > " + pipeOut + "; echo PIPE-DONE; sleep 30"
+	sock := filepath.Join(dir, "tmux.sock")
+	tm := func(a ...string) string {
+		out, err := exec.Command(tmux, append([]string{"-S", sock}, a...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v: %s", a, err, out)
+		}
+		return string(out)
+	}
+	tm("new-session", "-d", "-s", "bar", "-x", "160", "-y", "24", "sh", "-c", script)
+	defer exec.Command(tmux, "-S", sock, "kill-server").Run()
+	waitFor := func(what string, ok func(screen string) bool) string {
+		var screen string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if screen = tm("capture-pane", "-p", "-t", "bar"); ok(screen) {
+				return screen
+			}
+		}
+		t.Fatalf("%s: never; the pane shows:\n%s", what, screen)
+		return ""
+	}
+	// The bar: the command, lines, megabytes and the rate (kB/s, MB/s...).
+	waitFor("a bar", func(s string) bool { return strings.Contains(s, "validate 100000 lines, 2.7 MB (") && strings.Contains(s, "B/s)") })
+	done := waitFor("the run's end", func(s string) bool { return strings.Contains(s, "TTY-DONE") })
+	if strings.Contains(done, " lines, ") {
+		t.Errorf("the bar was not cleared at the end:\n%s", done)
+	}
+	waitFor("the piped run's end", func(s string) bool { return strings.Contains(s, "PIPE-DONE") })
+	if b, err := os.ReadFile(pipeOut); err != nil || strings.Contains(string(b), " lines, ") || strings.Contains(string(b), "\r") {
+		t.Errorf("standard error into a pipe: %q (%v), want no bar", b, err)
+	}
+}
+
+// TestInputSize: the bar knows the size (and gives an ETA) only when every
+// input is a plain regular file.
+func TestInputSize(t *testing.T) {
+	a := writeFile(t, "a.txt", "http://a/\n")
+	b := writeFile(t, "b.txt", "http://bb/\n")
+	gz := writeGzip(t, "c.gz", "http://c/\n")
+	for _, tc := range []struct {
+		files []string
+		want  int64
+	}{{[]string{a, b}, 21}, {[]string{a, "-"}, -1}, {[]string{a, gz}, -1}, {[]string{filepath.Join(t.TempDir(), "missing")}, -1}, {nil, -1}} {
+		if got := inputSize(tc.files); got != tc.want {
+			t.Errorf("inputSize(%q) = %d, want %d", tc.files, got, tc.want)
+		}
+	}
+}
