@@ -55,7 +55,9 @@ func TestProgressBar(t *testing.T) {
 		return ""
 	}
 	// The bar: the command, lines, megabytes and the rate (kB/s, MB/s...).
-	waitFor("a bar", func(s string) bool { return strings.Contains(s, "validate 100000 lines, 2.7 MB (") && strings.Contains(s, "B/s)") })
+	waitFor("a bar", func(s string) bool {
+		return strings.Contains(s, "validate 100000 lines, 2.7 MB (") && strings.Contains(s, "B/s)")
+	})
 	done := waitFor("the run's end", func(s string) bool { return strings.Contains(s, "TTY-DONE") })
 	if strings.Contains(done, " lines, ") {
 		t.Errorf("the bar was not cleared at the end:\n%s", done)
