@@ -51,6 +51,8 @@ type Extractor struct {
 	Rejects bool
 
 	masks [extractChunk / blockSize]blockMasks
+	// before is the byte that precedes the text (AppendAfter), 0 if none.
+	before byte
 }
 
 // Match is one URI found in a text: its bytes are text[Start:End] (offsets
@@ -70,6 +72,16 @@ const extractChunk = 64 * blockSize
 // Append appends the matches in text to dst and returns it. It does not
 // allocate beyond growing dst.
 func (x *Extractor) Append(dst []Match, text []byte) []Match {
+	return x.AppendAfter(dst, text, 0)
+}
+
+// AppendAfter is Append for a piece of a longer text: before is the byte
+// that precedes it (0 if none), which the piece's first match may depend
+// on ("\x22http://a/" holds the escape \x22 of nginx's logs only after a
+// backslash). Pieces cut after a line end, or after any other byte no URI
+// holds, give the matches of the whole text.
+func (x *Extractor) AppendAfter(dst []Match, text []byte, before byte) []Match {
+	x.before = before
 	dst, _, _ = x.appendFrom(dst, text, 0, len(text), 0, 1)
 	return dst
 }
@@ -148,6 +160,16 @@ func (x *Extractor) candidate(text []byte, i, c, cEnd int) (start, end int, ok b
 	s := i
 	for s > 0 && classify.Table[text[s-1]]&(classify.SchemeChar|classify.Alpha) != 0 {
 		s--
+	}
+	// An escaped byte before it is not part of the scheme: nginx logs a
+	// '"' inside a quoted field as \x22, and "\x22https://h/" holds
+	// "https".
+	prev := x.before
+	if s > 0 {
+		prev = text[s-1]
+	}
+	if prev == '\\' && i-s > 3 && text[s]|0x20 == 'x' && isHexDigit(text[s+1]) && isHexDigit(text[s+2]) {
+		s += 3
 	}
 	// A scheme begins with a letter: "+http://" (a user agent's bot URL)
 	// and "1http://" hold "http".
@@ -301,6 +323,7 @@ type ExtractScanner struct {
 	matches []Match
 	err     error
 	eof     bool
+	before  byte // the byte before buf[0] (see AppendAfter)
 }
 
 // NewExtractScanner returns a scanner of r's matches by x.
@@ -347,16 +370,20 @@ func (s *ExtractScanner) Scan() bool {
 				// A run longer than the buffer: drop all but its end.
 				safe = len(text) - MaxExtractLength
 				s.line += int64(bytes.Count(text[:safe], []byte("\n")))
-				s.from = safe
+				s.from, s.before = safe, text[safe-1]
 				continue
 			}
 		}
+		s.x.before = s.before
 		s.matches, _, s.line = s.x.appendFrom(s.matches, text, 0, safe, 0, s.line)
 		for i := range s.matches {
 			s.matches[i].Start += s.base
 			s.matches[i].End += s.base
 		}
 		s.from = safe
+		if safe > 0 {
+			s.before = text[safe-1] // see AppendAfter
+		}
 		if len(s.matches) > 0 {
 			return true
 		}
@@ -382,4 +409,8 @@ func lastInvalid(text []byte) int {
 		}
 	}
 	return -1
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f'
 }

@@ -28,6 +28,11 @@ var extractCases = []struct {
 	{"'http://a/b'", []string{"http://a/b"}},
 	{"http://a/b", []string{"http://a/b"}},
 	{"http://a/b\n", []string{"http://a/b"}},
+	// nginx's \xHH escapes in a quoted log field: not part of the scheme.
+	{`"\x22https://en.wikipedia.org/wiki/Gateway\x22"`, []string{"https://en.wikipedia.org/wiki/Gateway"}},
+	{`\X5Chttp://a/b`, []string{"http://a/b"}},
+	{`\x2http://a/b`, nil},
+	{`x22http://a/b`, nil},
 	{"\thttp://a/b\t", []string{"http://a/b"}},
 	{"x http://a/b y", []string{"http://a/b"}},
 	// Trailing punctuation.
@@ -274,7 +279,8 @@ func TestExtractZeroAllocs(t *testing.T) {
 }
 
 // carefulRE is RFC 3986's grammar for an http(s) URI with a host, as a
-// regexp: scheme not preceded by a letter or digit, userinfo, host
+// regexp: scheme not preceded by a letter or digit (unless they are an
+// escape \xHH: nginx's '"' in a quoted field), userinfo, host
 // (IP-literal or reg-name), port, path-abempty, query, fragment, each with
 // the characters Appendix A allows.
 var carefulRE = func() *regexp.Regexp {
@@ -284,7 +290,7 @@ var carefulRE = func() *regexp.Regexp {
 		pct   = `%[0-9A-Fa-f]{2}`
 	)
 	pchar := `(?:[` + unres + sub + `:@]|` + pct + `)`
-	return regexp.MustCompile(`(?:^|[^A-Za-z0-9])((?i:https?)://` +
+	return regexp.MustCompile(`(?:^|[^A-Za-z0-9]|\\[xX][0-9A-Fa-f]{2})((?i:https?)://` +
 		`(?:(?:[` + unres + sub + `:]|` + pct + `)*@)?` +
 		`(?:\[[0-9A-Fa-f:.]+\]|(?:[` + unres + sub + `]|` + pct + `)+)` +
 		`(?::[0-9]*)?` +

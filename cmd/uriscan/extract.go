@@ -60,7 +60,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 			x := &uriscan.Extractor{Schemes: x.Schemes, AnyScheme: x.AnyScheme, MinSchemeLen: x.MinSchemeLen, Rejects: x.Rejects}
 			var ms []uriscan.Match
 			return func(c *chunk) {
-				ms = x.Append(ms[:0], c.data)
+				ms = x.AppendAfter(ms[:0], c.data, c.before)
 				for _, m := range ms {
 					text := c.data[m.Start:m.End]
 					m.Start += c.off

@@ -164,6 +164,7 @@ type chunk struct {
 	mapped []byte // the mapping data is a slice of, if it is (see guard)
 	name   string // the input's name, for messages
 	off    int64  // input offset of data[0]
+	before byte   // the input's byte before data[0], 0 if none
 	// Line numbers: the worker counts the chunk's lines (lb.lines), then
 	// takes the lines before it from the previous chunk of the input
 	// (prev), or first when there is none; line is the result.
@@ -478,7 +479,7 @@ func (p *pipeline) get() *chunk {
 			c.k.out = make([]byte, 0, pieceSize+pieceSize/4)
 		}
 		c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
-		c.lb, c.prev = nil, nil
+		c.lb, c.prev, c.before = nil, nil, 0
 		c.k.rep, c.k.nInvalid, c.k.marks = &p.e.rep, 0, c.k.marks[:0]
 		c.done = make(chan struct{})
 		return c
@@ -698,6 +699,10 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 			}
 		}
 		c.mapped = p.mapped // the whole mapping, for guard and dropWritten
+		c.before = 0
+		if pos > 0 {
+			c.before = data[pos-1]
+		}
 		p.send(c, rest[:cut:cut])
 		pos += cut
 		if c = p.get(); c == nil {
@@ -772,6 +777,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 				// A run of URI bytes longer than the buffer: keep its end
 				// (as uriscan.ExtractScanner does).
 				drop := have - uriscan.MaxExtractLength
+				c.before = c.buf[drop-1]
 				have = copy(c.buf, c.buf[drop:have])
 				p.off += int64(drop)
 				continue
@@ -800,7 +806,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 			return false
 		}
 		next.buf = p.sized(next.buf, len(c.buf))
-		next.name = c.name
+		next.name, next.before = c.name, c.buf[cut-1]
 		have = copy(next.buf, c.buf[cut:have])
 		p.send(c, c.buf[:cut])
 		c = next
