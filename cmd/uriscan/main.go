@@ -122,7 +122,7 @@ position and reason go to standard error.`,
 	},
 	{
 		name:     "dedup",
-		synopsis: "[--store memory|disk:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--batch N] [FILE...]",
+		synopsis: "[--store memory|disk:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--extract] [--batch N] [FILE...]",
 		summary:  "write the first line of each equivalence class, in input order",
 		doc: `Writes each line whose normal form (--level, as for normalize) has not
 been seen before, in input order, and a summary on standard error: lines,
@@ -154,7 +154,7 @@ output error stops the run with the position decided up to. SIGINT and SIGTERM f
 	},
 	{
 		name:     "extract",
-		synopsis: "[--format text|jsonl|tsv] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
+		synopsis: "[--format text|jsonl|tsv] [--log combined|jsonl [--field PATH] [--base URI]] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
 		summary:  "write the URIs found in logs and free text, in input order",
 		doc: `Finds absolute URIs in any text (logs, mail, pages) and writes each one's
 bytes on a line of its own, in input order (so "uriscan extract log | sort
@@ -166,8 +166,15 @@ delimited as RFC 3986 Appendix C recommends (whitespace, quotes, <...>,
 unbalanced closing ')' or ']' (Markdown [t](http://a/b) gives http://a/b),
 and is then parsed strictly, cut at its first invalid byte if it must be.
 Schemes: http and https unless told otherwise. The input is read as a
-stream; a URI across two reads is found once.`,
-		example: `uriscan extract --format jsonl access.log.gz`,
+stream; a URI across two reads is found once.
+
+--log combined reads Common and Combined Log Format lines (Apache, nginx;
+their escapes decoded) and writes the request target (origin-form
+resolved against --base when given), the referer and the URIs in the
+user agent, each with its field in jsonl and tsv; --log jsonl --field PATH
+searches the strings at dotted paths of JSON Lines. A line of another shape
+is reported (exit 1). --summary FILE writes the counts as JSON.`,
+		example: `uriscan extract --log combined --base https://example.org/ --format jsonl access.log.gz`,
 		setup:   setupExtract,
 	},
 	{
@@ -443,6 +450,13 @@ byte-order mark at its start is skipped (and said). Lines end in "\n" or
 "\r\n". A line longer than --max-line (1 MiB by default) is invalid,
 reported with its length and read past without being held in memory; a
 last line cut short by a read error is reported and not taken.
+
+The line commands and extract run on --workers goroutines (default: the
+number of CPUs) with their output in input order, the same whatever the
+number; a plain file is mapped, not read. On a terminal a progress bar is
+drawn on standard error (--no-progress). Invalid lines are reported on
+standard error: --quiet says nothing, --errors jsonl writes JSON records,
+--max-errors N stops after the N-th.
 
 Commands:
 `)
