@@ -106,35 +106,16 @@ func ParseCombined(fields []Field, scratch, line []byte) ([]Field, []byte, error
 	// ["%{Referer}i" ["%{User-agent}i" [SP anything]]]
 	fs, fe, fesc := -1, -1, false // referer
 	us, ue, uesc := -1, -1, false // user agent
+	var err error
 	if i < n {
-		if line[i] != ' ' {
-			return fields, scratch, errorAt(i, "expected ' ' or the end of the line after the response size")
+		if fs, fe, fesc, err = quotedAfter(line, i, "the response size", "referer"); err != nil {
+			return fields, scratch, err
 		}
-		i++
-		if i >= n || line[i] != '"' {
-			return fields, scratch, errorAt(i, "expected '\"' opening the referer field")
-		}
-		fs = i + 1
-		fe, fesc = quoted(line, fs)
-		if fe < 0 {
-			return fields, scratch, errorAt(i, "unterminated referer field: no closing '\"'")
-		}
-		i = fe + 1
-		if i < n {
-			if line[i] != ' ' {
-				return fields, scratch, errorAt(i, "expected ' ' or the end of the line after the referer field")
+		if i = fe + 1; i < n {
+			if us, ue, uesc, err = quotedAfter(line, i, "the referer field", "user agent"); err != nil {
+				return fields, scratch, err
 			}
-			i++
-			if i >= n || line[i] != '"' {
-				return fields, scratch, errorAt(i, "expected '\"' opening the user agent field")
-			}
-			us = i + 1
-			ue, uesc = quoted(line, us)
-			if ue < 0 {
-				return fields, scratch, errorAt(i, "unterminated user agent field: no closing '\"'")
-			}
-			i = ue + 1
-			if i < n && line[i] != ' ' {
+			if i = ue + 1; i < n && line[i] != ' ' {
 				return fields, scratch, errorAt(i, "expected ' ' or the end of the line after the user agent field")
 			}
 		}
@@ -154,6 +135,24 @@ func ParseCombined(fields []Field, scratch, line []byte) ([]Field, []byte, error
 		fields = append(fields, d.field(NameUserAgent, us, ue, uesc))
 	}
 	return fields, d.scratch, nil
+}
+
+// quotedAfter reads ' ' and a quoted field at line[i:], after the field
+// named after; it returns the span of the field's raw value (after the
+// opening quote, before the closing one) and whether it holds a backslash.
+func quotedAfter(line []byte, i int, after, name string) (s, e int, esc bool, err error) {
+	if line[i] != ' ' {
+		return 0, 0, false, errorAt(i, "expected ' ' or the end of the line after "+after)
+	}
+	i++
+	if i >= len(line) || line[i] != '"' {
+		return 0, 0, false, errorAt(i, "expected '\"' opening the "+name+" field")
+	}
+	s = i + 1
+	if e, esc = quoted(line, s); e < 0 {
+		return 0, 0, false, errorAt(i, "unterminated "+name+" field: no closing '\"'")
+	}
+	return s, e, esc, nil
 }
 
 var (

@@ -72,13 +72,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 					buf = hex.AppendEncode(buf, sum[:])
 					buf = append(buf, '"')
 					if rep.Changed() {
-						buf = append(buf, `,"repaired":{"trimmed":`...)
-						buf = strconv.AppendInt(buf, int64(rep.Trimmed), 10)
-						buf = append(buf, `,"backslashes":`...)
-						buf = strconv.AppendInt(buf, int64(rep.Backslashes), 10)
-						buf = append(buf, `,"encoded":`...)
-						buf = strconv.AppendInt(buf, int64(rep.Encoded), 10)
-						buf = append(buf, '}')
+						buf = appendRepaired(buf, rep)
 					}
 					buf = append(buf, '}')
 				}
@@ -88,6 +82,17 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 	}
 }
 
+// appendRepaired appends ,"repaired":{"trimmed":N,"backslashes":N,"encoded":N}.
+func appendRepaired(b []byte, r normalize.Repairs) []byte {
+	b = append(b, `,"repaired":{"trimmed":`...)
+	b = strconv.AppendInt(b, int64(r.Trimmed), 10)
+	b = append(b, `,"backslashes":`...)
+	b = strconv.AppendInt(b, int64(r.Backslashes), 10)
+	b = append(b, `,"encoded":`...)
+	b = strconv.AppendInt(b, int64(r.Encoded), 10)
+	return append(b, '}')
+}
+
 // appendRepair appends "NAME:LINE: repaired: ..." (what Repair did) to b.
 func appendRepair(b []byte, name string, line int, r normalize.Repairs, jsonl bool) []byte {
 	if jsonl {
@@ -95,13 +100,7 @@ func appendRepair(b []byte, name string, line int, r normalize.Repairs, jsonl bo
 		b = appendJSONString(b, name)
 		b = append(b, `,"line":`...)
 		b = strconv.AppendInt(b, int64(line), 10)
-		b = append(b, `,"repaired":{"trimmed":`...)
-		b = strconv.AppendInt(b, int64(r.Trimmed), 10)
-		b = append(b, `,"backslashes":`...)
-		b = strconv.AppendInt(b, int64(r.Backslashes), 10)
-		b = append(b, `,"encoded":`...)
-		b = strconv.AppendInt(b, int64(r.Encoded), 10)
-		return append(b, "}}\n"...)
+		return append(appendRepaired(b, r), "}\n"...)
 	}
 	b = append(b, name...)
 	b = append(b, ':')

@@ -110,20 +110,11 @@ func TestWorkersSameOutput(t *testing.T) {
 
 // firstDiff describes where two runs' outputs first differ.
 func firstDiff(out, out1, errs, err1 string) string {
-	for _, p := range [][2]string{{out, out1}, {errs, err1}} {
-		a, b := lines(p[0]), lines(p[1])
-		for i := range max(len(a), len(b)) {
-			var x, y string
-			if i < len(a) {
-				x = a[i]
-			}
-			if i < len(b) {
-				y = b[i]
-			}
-			if x != y {
-				return fmt.Sprintf("line %d: %q, want %q", i+1, x, y)
-			}
-		}
+	if out != out1 {
+		return firstDifference(lines(out), lines(out1))
+	}
+	if errs != err1 {
+		return "stderr: " + firstDifference(lines(errs), lines(err1))
 	}
 	return "same lines"
 }
