@@ -205,6 +205,12 @@ func TestExtractChunksVsScanner(t *testing.T) {
 // fault reading the mapping, SIGBUS) is an input error naming the file;
 // the run goes on with the next file, and nothing panics.
 func TestMappedFileShrinks(t *testing.T) {
+	if e := os.Getenv("URISCAN_TEST_EXEC"); strings.Contains(e, "qemu") {
+		// qemu-user delivers SIGBUS with a fault address of 0, so the
+		// fault cannot be told from a nil dereference (which stays a
+		// crash); on hardware the address is the mapping's.
+		t.Skipf("under %s: no fault address", e)
+	}
 	setChunks(t, 4096, 1<<20)
 	big := filepath.Join(t.TempDir(), "big.txt")
 	os.WriteFile(big, bytes.Repeat([]byte("http://a.example/x\n"), 100000), 0o644)
