@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/uriscan/uriscan/internal/testexec"
 )
 
 // TestProgressBar runs validate in a real terminal (a tmux pane): while
@@ -25,12 +27,12 @@ func TestProgressBar(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.txt")
 	os.WriteFile(in, []byte(strings.Repeat("http://example.com/a/b?q=1\n", 100000)), 0o644)
-	self, err := os.Executable()
+	self, err := testexec.Self() // under the emulator, for the arm64 leg
 	if err != nil {
 		t.Fatal(err)
 	}
 	args, _ := json.Marshal([]string{"validate", "--workers", "1"})
-	run := "env " + envCLIArgs + "='" + string(args) + "' " + self
+	run := "env " + envCLIArgs + "='" + string(args) + "' " + strings.Join(self.Args, " ")
 	slow := "{ cat " + in + "; sleep 2; cat " + in + "; }"
 	pipeOut := filepath.Join(dir, "pipe.txt")
 	script := slow + " | " + run + "; echo TTY-DONE; " + slow + " | " + run + " 2>&1 | cat > " + pipeOut + "; echo PIPE-DONE; sleep 30"
