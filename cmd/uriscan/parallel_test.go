@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -90,10 +92,10 @@ func TestWorkersSameOutput(t *testing.T) {
 				}
 				for _, w := range []string{"1", "2", "3", "2 read"} {
 					w, read := strings.CutSuffix(w, " read")
-					noMmap = read
+					mapInputs = map[bool]int{false: mapAlways, true: mapNever}[read]
 					mapped := mappedInputs.Load()
 					code, out, errs := cli(t, "", append(args, "--workers", w)...)
-					noMmap = false
+					mapInputs = mapAuto
 					// a.txt and bom.txt are mapped unless told not to;
 					// gzip, the missing and the empty file are read.
 					if n := mappedInputs.Load() - mapped; n != map[bool]int64{false: 2, true: 0}[read] {
@@ -184,13 +186,16 @@ func TestExtractChunksVsScanner(t *testing.T) {
 			setChunks(t, size, 1<<20)
 			file := filepath.Join(t.TempDir(), "in.txt")
 			os.WriteFile(file, in, 0o644)
-			for _, w := range []string{"1", "2", "1 file", "2 file"} {
-				w, mapped := strings.CutSuffix(w, " file")
+			for _, w := range []string{"1", "2", "1 file", "2 file", "1 mapped", "2 mapped"} {
+				w, how, _ := strings.Cut(w, " ")
+				mapped := how != ""
 				args := []string{"extract", "--format", "tsv", "--workers", w}
 				if mapped {
 					args = append(args, file)
 				}
+				mapInputs = map[string]int{"": mapAuto, "file": mapNever, "mapped": mapAlways}[how]
 				code, out, errs := cliReader(t, bytes.NewReader(in), args...)
+				mapInputs = mapAuto
 				out = strings.ReplaceAll(out, stdinName+"\t", "-\t")
 				out = strings.ReplaceAll(out, file+"\t", "-\t")
 				if code != 0 || out != want.String() {
@@ -220,12 +225,34 @@ func TestMappedFileShrinks(t *testing.T) {
 			os.Truncate(big, 0)
 		}
 	}
-	defer func() { afterMap = nil }()
+	mapInputs = mapAlways
+	defer func() { afterMap, mapInputs = nil, mapAuto }()
 	for _, cmd := range []string{"validate", "split", "extract"} {
 		os.WriteFile(big, bytes.Repeat([]byte("http://a.example/x\n"), 100000), 0o644)
 		code, out, errs := cli(t, "", cmd, "--workers", "2", big, next)
 		if code != 2 || !strings.Contains(errs, big+": the file changed while it was read") || (cmd != "validate" && !strings.Contains(out, "http://after/")) {
 			t.Errorf("%s: exit %d, stderr %.300q, stdout ends %q", cmd, code, errs, out[max(0, len(out)-100):])
+		}
+	}
+}
+
+// TestMapWhenBusy: plain files are mapped when the workers use every CPU,
+// and read when one is to spare (read(2) copies on it, which is faster).
+func TestMapWhenBusy(t *testing.T) {
+	f := writeFile(t, "a.txt", "http://a/\n")
+	for _, tc := range []struct {
+		workers int
+		mapped  int64
+	}{{runtime.GOMAXPROCS(0) - 1, 0}, {runtime.GOMAXPROCS(0), 1}, {runtime.GOMAXPROCS(0) + 1, 1}} {
+		if tc.workers < 1 {
+			continue
+		}
+		before := mappedInputs.Load()
+		if code, out, _ := cli(t, "", "split", "--workers", strconv.Itoa(tc.workers), f); code != 0 || !strings.Contains(out, `"host":"a"`) {
+			t.Fatalf("--workers %d: exit %d, %q", tc.workers, code, out)
+		}
+		if n := mappedInputs.Load() - before; n != tc.mapped {
+			t.Errorf("--workers %d with %d CPUs: %d inputs mapped, want %d", tc.workers, runtime.GOMAXPROCS(0), n, tc.mapped)
 		}
 	}
 }
