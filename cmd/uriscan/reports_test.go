@@ -91,11 +91,13 @@ func TestMaxErrors(t *testing.T) {
 			t.Fatalf("%s: %d lines of output, want 1400 (to the 700th invalid line)", cmd[0], len(lines(want)))
 		}
 		for _, size := range []int{100, 4096, 128 << 10} {
-			setChunks(t, size, 512)
-			for _, w := range []string{"1", "2", "3"} {
-				code, out, errs := cli(t, "", append(cmd, "--max-errors", "700", "--workers", w, f)...)
-				if code != 1 || out != want || errs != wantErr {
-					t.Errorf("%s, chunks of %d, --workers %s: exit %d: %s", cmd[0], size, w, code, firstDiff(out, want, errs, wantErr))
+			for _, piece := range []int{512, 1 << 20} {
+				setChunks(t, size, piece)
+				for _, w := range []string{"1", "2", "3"} {
+					code, out, errs := cli(t, "", append(cmd, "--max-errors", "700", "--workers", w, f)...)
+					if code != 1 || out != want || errs != wantErr {
+						t.Errorf("%s, chunks of %d, pieces of %d, --workers %s: exit %d: %s", cmd[0], size, piece, w, code, firstDiff(out, want, errs, wantErr))
+					}
 				}
 			}
 		}
