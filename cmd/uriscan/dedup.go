@@ -82,6 +82,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		d := &deduper{e: e, h: h, batchMax: *batch, out: e.out, ckptName: ckptName,
 			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output, MaxLine: e.sc.ls.MaxLine()}}
 		d.summaryFile = *summary
+		e.textLines = *extract
 		if *extract {
 			d.x = &uriscan.Extractor{}
 			for _, s := range strings.Split(*schemes, ",") {
@@ -125,8 +126,8 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		d.finish()
 		e.flush()
-		if d.err != nil || d.werr != nil {
-			code = exitUsage
+		if d.err != nil || d.werr != nil || e.ioFail {
+			code = exitUsage // (e.ioFail: also a --summary that could not be written)
 		}
 		return code
 	}
@@ -387,7 +388,7 @@ func (d *deduper) record(name string, s *recordScanner) {
 		if len(d.keys) >= d.batchMax {
 			d.flush()
 		}
-	case d.x != nil || s.ParseError() != nil:
+	case s.ParseError() != nil: // (with --extract, only a line over the limit)
 		d.pending.Invalid++
 		d.e.reportLine(name, s)
 	default:
@@ -579,7 +580,7 @@ func (d *deduper) finish() {
 	if d.x != nil {
 		sum.URIs = &c.URIs
 	}
-	e.errw.WriteString(e.writeSummary(d.summaryFile, sum, string(b)))
+	e.finalLine = e.writeSummary(d.summaryFile, sum, string(b))
 	if err := errors.Join(d.err, d.werr); err != nil {
 		name := d.inputName(d.start.File)
 		undecided := d.pending.Lines

@@ -29,6 +29,11 @@ type env struct {
 	errw      *bufio.Writer // standard error
 	sc        recordScanner
 	rep       reports // --quiet, --errors, --max-errors
+	// textLines: the lines are text, not URIs (dedup --extract): only a
+	// line over the limit is invalid.
+	textLines bool
+	// finalLine, if set, is written last on standard error (a summary).
+	finalLine string
 	// tty is the process's standard error (main only), where a progress
 	// bar may be drawn; prog is the bar, if drawn.
 	tty  *os.File
@@ -104,6 +109,7 @@ func (e *env) interrupted(sig syscall.Signal) {
 	}
 	e.flush()
 	e.errw.WriteString("uriscan: interrupted by " + signalName(sig) + "\n")
+	e.errw.WriteString(e.finalLine)
 	e.errw.Flush()
 	os.Exit(exitSignal(int32(sig)))
 }
@@ -177,6 +183,11 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 			s.Reset(r)
 		}
 		for e.werr == nil && !e.halt && !e.stopped() && s.Scan() {
+			if e.textLines && s.perr != nil {
+				if _, long := s.ls.TooLong(); !long {
+					s.perr = nil // text, not a URI: only a line over the limit is invalid
+				}
+			}
 			if s.perr != nil {
 				e.invalid = true
 			}

@@ -21,7 +21,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	fs.Var(&jsonFields, "field", "with --log jsonl, the dotted `path` of a string field to search (\"message\", \"http.request.url\"); repeatable")
 	summary := fs.String("summary", "", "write a summary (inputs, bytes, URIs, rejections, invalid log lines) to `FILE` as one JSON object; with --errors jsonl it is also the last line on standard error")
 	base := fs.String("base", "", "with --log combined, the absolute `URI` origin-form request targets (\"/a?b\") are resolved against; without it they are written as they are")
-	return func(e *env, files []string) int {
+	return func(e *env, files []string) (code int) {
 		switch *format {
 		case "text", "jsonl", "tsv":
 		default:
@@ -38,23 +38,26 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 				return e.usageError("extract: --schemes names no scheme", e.cmd)
 			}
 		}
+		var lm *logMode
+		if *logFormat != "" {
+			lm = &logMode{kind: *logFormat, paths: jsonFields, format: *format, x: x}
+			if code, ok := lm.check(e, *base); !ok {
+				return code
+			}
+		} else if len(jsonFields) > 0 || *base != "" {
+			return e.usageError("extract: --field and --base go with --log", e.cmd)
+		}
 		defer func() {
 			if *summary == "" && !e.rep.jsonl {
 				return
 			}
 			sum := extractSummary{Command: "extract", Inputs: max(len(files), 1), Bytes: e.counts.bytes, URIs: e.counts.uris, Rejected: e.counts.rejected, InvalidLines: e.rep.invalid}
-			e.errw.WriteString(e.writeSummary(*summary, sum, ""))
-			e.errw.Flush()
-		}()
-		if *logFormat != "" {
-			lm := &logMode{kind: *logFormat, paths: jsonFields, format: *format, x: x}
-			if code, ok := lm.check(e, *base); !ok {
-				return code
+			if e.finalLine = e.writeSummary(*summary, sum, ""); e.ioFail {
+				code = exitUsage // the summary could not be written
 			}
+		}()
+		if lm != nil {
 			return e.parallel(files, max(*workers, 1), false, lm.worker, lm.longLine)
-		}
-		if len(jsonFields) > 0 || *base != "" {
-			return e.usageError("extract: --field and --base go with --log", e.cmd)
 		}
 		return e.parallel(files, max(*workers, 1), true, func(p *pipeline) func(*chunk) {
 			x := &uriscan.Extractor{Schemes: x.Schemes, AnyScheme: x.AnyScheme, MinSchemeLen: x.MinSchemeLen, Rejects: x.Rejects}

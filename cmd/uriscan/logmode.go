@@ -117,9 +117,11 @@ func (w *logWorker) chunk(c *chunk) {
 		case len(l) == 0:
 			continue
 		case len(l) > w.maxLine:
-			// Only a line the reader kept whole (at most the limit and a
-			// '\r') comes here; report it as the reader would.
-			w.lineError(c, line, w.maxLine, "line of "+strconv.Itoa(len(l))+" bytes is longer than the limit of "+strconv.Itoa(w.maxLine)+" bytes")
+			// A line over the limit that the reader kept whole (a read
+			// input holds lines up to the limit and a chunk): reported
+			// as the reader's own scanner reports a longer one.
+			c.k.err = c.k.rep.appendLongLine(c.k.err, c.name, line, len(l), w.maxLine, l)
+			c.k.countInvalid()
 			continue
 		}
 		if w.kind == "combined" {

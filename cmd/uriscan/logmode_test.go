@@ -151,13 +151,55 @@ func TestDedupExtract(t *testing.T) {
 	dir := t.TempDir()
 	f := writeFile(t, "in.txt", in)
 	outFile := filepath.Join(dir, "new.txt")
-	if code, _, errs := cli(t, "", "dedup", "--extract", "--output", outFile, f); code != 1 {
+	// Lines of text are not invalid for not being URIs (only the long
+	// one was, under --max-line 200): exit 0, and --max-errors does not
+	// stop on them.
+	if code, _, errs := cli(t, "", "dedup", "--extract", "--max-errors", "1", "--output", outFile, f); code != 0 || strings.Contains(errs, "stopped") {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if b := readFile(t, outFile); b != "http://A.example/x\nhttp://b/\nhttps://c/\nhttp://long/\n" {
+		t.Errorf("--output: %q", b)
 	}
 	if code, _, errs := cli(t, "", "dedup", "--output", outFile, f); code != 2 || !strings.Contains(errs, `it was made with --extract "http,https"`) {
 		t.Errorf("without --extract: exit %d, stderr %q", code, errs)
 	}
 	if code, _, errs := cli(t, "", "dedup", "--schemes", "ftp", f); code != 2 || !strings.Contains(errs, "--schemes goes with --extract") {
 		t.Errorf("--schemes alone: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestExtractLogLongLines: a log line over --max-line is reported the same
+// way whether the reader held it whole or read past it, with any number
+// of workers, mapped or read, and the lines after it are read.
+func TestExtractLogLongLines(t *testing.T) {
+	line := func(ua string) string {
+		return `1.2.3.4 - - [01/Mar/2024:00:00:00 +0000] "GET /a HTTP/1.1" 200 5 "-" "` + ua + `"` + "\n"
+	}
+	in := line("x") + line(strings.Repeat("u", 3000)) + line("see http://after.example/") + line(strings.Repeat("v", 300))
+	f := writeFile(t, "long.log", in)
+	for _, errs := range []string{"text", "jsonl"} {
+		var want [3]any
+		first := true
+		for _, size := range []int{64, 1000, 128 << 10} {
+			setChunks(t, size, 1<<20)
+			for _, w := range []string{"1", "2"} {
+				for _, m := range []int{mapAlways, mapNever} {
+					mapInputs = m
+					code, out, e := cli(t, "", "extract", "--log", "combined", "--max-line", "500", "--errors", errs, "--workers", w, f)
+					mapInputs = mapAuto
+					got := [3]any{code, out, e}
+					if first {
+						want, first = got, false
+						if code != 1 || !strings.Contains(out, "http://after.example/") || strings.Count(e, "is longer than the limit of 500 bytes") != 1 {
+							t.Fatalf("--errors %s: exit %d, stdout %q, stderr %q", errs, code, out, e)
+						}
+						continue
+					}
+					if got != want {
+						t.Errorf("--errors %s, chunks of %d, --workers %s, map %d: %v, want %v", errs, size, w, m, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -223,6 +223,7 @@ func (e *env) run(args []string) int {
 		e.errw.WriteString("uriscan: interrupted by " + signalName(syscall.Signal(sig)) + "\n")
 		code = exitSignal(sig)
 	}
+	e.errw.WriteString(e.finalLine) // the summary, last (see writeSummary)
 	e.errw.Flush()
 	return code
 }

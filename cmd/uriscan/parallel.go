@@ -49,6 +49,7 @@ type sink struct {
 	out, err []byte
 	invalid  bool // some line was invalid
 	ioFail   bool // an input could not be read or a line not handled
+	ioAt     int  // where in err the (last) message of ioFail starts
 	inputErr bool // err holds an input error (told to onInputError)
 	// rep is how invalid lines are reported; nInvalid counts them, marks
 	// (with --max-errors) where out and err stood after each.
@@ -68,6 +69,7 @@ func (k *sink) reportLine(name string, s *recordScanner) {
 // ioError appends an error message to k's standard error (exit 2).
 func (k *sink) ioError(msg string) {
 	k.ioFail = true
+	k.ioAt = len(k.err)
 	k.err = append(k.err, "uriscan: "...)
 	k.err = append(k.err, msg...)
 	k.err = append(k.err, '\n')
@@ -208,6 +210,12 @@ type pipeline struct {
 	// mapped holds the mapping of the input being read, if it is mapped,
 	// until the chunk that releases it is written.
 	mapped []byte
+	// readBytes counts the input bytes read (a byte-order mark, the bytes
+	// of a cut last line too).
+	readBytes atomic.Int64
+	// inMapped is set while the reader cuts a mapped input (it never
+	// waits in a read then).
+	inMapped atomic.Bool
 	// dropMap and dropFrom: the mapped input the writer is in, and where
 	// it last dropped pages up to (see dropWritten).
 	dropMap  []byte
@@ -263,23 +271,34 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 			break
 		}
 		p.write(c, &quit)
-		if !quit {
-			e.counts.bytes += int64(len(c.data))
-			if c.lb != nil {
-				e.prog.add(int64(len(c.data)), int64(c.lb.lines))
-			}
+		if !quit && c.lb != nil {
+			e.prog.add(0, int64(c.lb.lines))
 		}
 		p.dropWritten(c)
 		if c.release != nil {
 			c.release()
 			c.release = nil
+			p.dropMap = nil // a later mapping may take the same address
 		}
 		p.free <- c
+		if quit && !p.inMapped.Load() {
+			// The reader may wait in a read that never ends (tail -f):
+			// do not wait for it; the workers drop their output.
+			return p.end()
+		}
 	}
 	wg.Wait()
 	if p.mapped != nil { // the run stopped before the release was sent
 		unmapFile(p.mapped)
 	}
+	return p.end()
+}
+
+// end ends a pipeline's run: the bytes read counted, the output flushed,
+// the exit status.
+func (p *pipeline) end() int {
+	e := p.e
+	e.counts.bytes = p.readBytes.Load()
 	e.flush()
 	if e.werr != nil {
 		e.errw.WriteString("uriscan: writing output: " + e.werr.Error() + "\n")
@@ -368,14 +387,23 @@ func (p *pipeline) handOver(c *chunk) {
 	if len(c.k.out)+len(c.k.err) < pieceSize {
 		return
 	}
-	c.pieces <- c.k
+	select {
+	case c.pieces <- c.k:
+	case <-p.quit: // nobody writes it any more
+		c.k.out, c.k.err = c.k.out[:0], c.k.err[:0]
+		return
+	}
 	if !c.lent {
 		c.k, c.other, c.lent = c.other, sink{}, true
 		if cap(c.k.out) < pieceSize {
 			c.k.out = make([]byte, 0, pieceSize+pieceSize/4)
 		}
 	} else {
-		c.k = <-c.back
+		select {
+		case c.k = <-c.back:
+		case <-p.quit:
+			c.k = sink{}
+		}
 	}
 	c.k.out, c.k.err = c.k.out[:0], c.k.err[:0]
 	c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
@@ -431,19 +459,33 @@ func (p *pipeline) write(c *chunk, quit *bool) {
 			select {
 			case k = <-c.pieces: // handed over just before the end
 				p.drainPiece(&k, quit)
-				c.back <- k
+				giveBack(c, k)
 			default:
 			}
 			p.drainPiece(&c.k, quit)
 			if c.lent { // the worker is done with c: its buffers come home
-				c.other, c.lent = <-c.back, false
+				select {
+				case c.other = <-c.back:
+				default: // dropped by a worker that quit
+					c.other = sink{}
+				}
+				c.lent = false
 			}
 			return
 		}
 		if got {
 			p.drainPiece(&k, quit)
-			c.back <- k // the worker's next buffers
+			giveBack(c, k)
 		}
+	}
+}
+
+// giveBack returns a written piece's buffers to c's worker (see
+// handOver); one that quit no longer takes them, and they are dropped.
+func giveBack(c *chunk, k sink) {
+	select {
+	case c.back <- k:
+	default:
 	}
 }
 
@@ -496,9 +538,17 @@ func (p *pipeline) send(c *chunk, data []byte) {
 	c.lb = &lineBase{done: make(chan struct{})}
 	c.prev, c.first = p.last, p.line
 	p.last = c.lb
-	p.off += int64(len(data))
+	p.advance(int64(len(data)))
 	p.order <- c
 	p.work <- c
+}
+
+// advance moves the reader's position on by n bytes of input, and counts
+// them (the summary's bytes, the progress bar's).
+func (p *pipeline) advance(n int64) {
+	p.off += n
+	p.readBytes.Add(n)
+	p.e.prog.add(n, 0)
 }
 
 // lineNow returns the number of lines before the reader's position,
@@ -538,6 +588,10 @@ func (p *pipeline) readAll(files []string) {
 		c.name = in.name
 		c.k.err = append(c.k.err, in.note...) // said before the input's lines
 		p.off, p.last, p.line = 0, nil, 0
+		if in.note != "" {
+			p.readBytes.Add(int64(len(utf8BOM))) // the byte-order mark skipped
+			p.e.prog.add(int64(len(utf8BOM)), 0)
+		}
 		if err != nil {
 			c.k.ioError(err.Error())
 			c.k.inputErr = true
@@ -547,7 +601,10 @@ func (p *pipeline) readAll(files []string) {
 		}
 		if data, err := p.mapInput(&in); err == nil && data != nil {
 			in.close() // the mapping stays valid
-			if !p.readMapped(c, data) {
+			p.inMapped.Store(true)
+			ok := p.readMapped(c, data)
+			p.inMapped.Store(false)
+			if !ok {
 				return
 			}
 			if c = p.get(); c == nil {
@@ -679,7 +736,10 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 			// A line longer than a chunk: the chunk ends with it, unless
 			// it is over the limit: then the reader's streaming scanner
 			// reads past it, dropping the pages behind it.
-			j := bytes.IndexByte(rest[target:min(len(rest), p.maxLine+2)], '\n')
+			j := -1 // where the line ends, within the limit
+			if hi := min(len(rest), p.maxLine+2); hi > target {
+				j = bytes.IndexByte(rest[target:hi], '\n')
+			}
 			if j >= 0 || len(rest) <= p.maxLine+1 {
 				if cut = target + j + 1; j < 0 {
 					cut = len(rest)
@@ -709,7 +769,7 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 			} else {
 				drop := window - uriscan.MaxExtractLength // keep the run's end
 				pos += drop
-				p.off += int64(drop)
+				p.advance(int64(drop))
 				continue
 			}
 		}
@@ -794,7 +854,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 				drop := have - uriscan.MaxExtractLength
 				c.before = c.buf[drop-1]
 				have = copy(c.buf, c.buf[drop:have])
-				p.off += int64(drop)
+				p.advance(int64(drop))
 				continue
 			}
 		}
@@ -820,7 +880,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 		if next == nil {
 			return false
 		}
-		next.buf = p.sized(next.buf, len(c.buf))
+		next.buf = p.sized(next.buf, max(window, have-cut)) // a grown buffer is not passed on
 		next.name, next.before = c.name, c.buf[cut-1]
 		have = copy(next.buf, c.buf[cut:have])
 		p.send(c, c.buf[:cut])
@@ -871,6 +931,7 @@ func (p *pipeline) readError(c *chunk, have int, err error) bool {
 		cut = bytes.LastIndexByte(c.buf[:have], '\n') + 1
 	}
 	rest := append([]byte(nil), c.buf[cut:have]...)
+	p.readBytes.Add(int64(len(rest))) // read, if not taken
 	if cut > 0 || len(c.k.err) > 0 {
 		name := c.name
 		p.send(c, c.buf[:cut])
@@ -933,7 +994,7 @@ func (p *pipeline) longLine(c *chunk, have int, r io.Reader) (*chunk, int, bool)
 	c.buf, c.data = nil, nil
 	name := c.name
 	p.sendDone(c)
-	p.off += int64(have) + nr.n
+	p.advance(int64(have) + nr.n)
 	p.line = line + 1
 	next := p.get()
 	if next == nil {

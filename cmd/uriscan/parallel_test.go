@@ -28,6 +28,7 @@ func parallelInput(rng *rand.Rand, n int, last bool) []byte {
 		"see <http://a.example/x> and (http://b.example/y).", "https://en.wikipedia.org/wiki/Go_(language),",
 		`"GET /index.html HTTP/1.1" 200 1 "https://ref.example/p?q=1" "Mozilla/5.0 (+http://bot.example/)"`,
 		"%zz", "http://h/" + strings.Repeat("p", 150), "ftp://f.example/" + strings.Repeat("%41", 60),
+		"http://long.example/" + strings.Repeat("q", 5000), // longer than a chunk, and than --max-line
 	}
 	var b bytes.Buffer
 	for i := range n {

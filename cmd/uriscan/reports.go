@@ -55,6 +55,9 @@ func (r *reports) take(k *sink) bool {
 		return false
 	}
 	m := k.marks[r.max-r.invalid-1]
+	if k.ioFail && k.ioAt >= m.err { // its message is cut: so is its status
+		k.ioFail, k.inputErr = false, false
+	}
 	k.out, k.err = k.out[:m.out], k.err[:m.err]
 	r.invalid, r.stopped = r.max, true
 	return true
@@ -93,6 +96,39 @@ func (r *reports) appendReport(b []byte, name string, s *recordScanner) []byte {
 		return append(b, "}\n"...)
 	}
 	return appendReport(b, name, s)
+}
+
+// appendLongLine appends the report of a line over the limit that the
+// caller holds whole (head: its bytes), as appendReport words the report
+// of one a LineScanner read past.
+func (r *reports) appendLongLine(b []byte, name string, line int64, n, limit int, head []byte) []byte {
+	reason := "line of " + strconv.Itoa(n) + " bytes is longer than the limit of " + strconv.Itoa(limit) + " bytes"
+	switch {
+	case r.quiet:
+		return b
+	case r.jsonl:
+		b = append(b, `{"file":`...)
+		b = appendJSONString(b, name)
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, line, 10)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, int64(limit), 10)
+		b = append(b, `,"reason":`...)
+		b = appendJSONString(b, reason)
+		b = append(b, `,"input":`...)
+		b = appendJSONString(b, view(head[:min(len(head), echoMax)]))
+		b = append(b, `,"input_length":`...)
+		b = strconv.AppendInt(b, int64(n), 10)
+		return append(b, "}\n"...)
+	}
+	b = append(b, name...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, line, 10)
+	b = append(b, ": offset "...)
+	b = strconv.AppendInt(b, int64(limit), 10)
+	b = append(b, ": "...)
+	b = append(b, reason...)
+	return append(b, '\n')
 }
 
 // writeSummary writes a command's summary as one JSON object to the file

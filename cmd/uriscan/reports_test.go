@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // reportInput has invalid lines 2, 4, 6 ... among valid ones.
@@ -202,6 +203,71 @@ func TestURIFlag(t *testing.T) {
 	for _, args := range [][]string{{"split", "-u", "x", "file"}, {"validate", "-u", "a\nb"}} {
 		if code, _, errs := cli(t, "", args...); code != 2 || !strings.Contains(errs, "usage:") {
 			t.Errorf("%q: exit %d, %q", args, code, errs)
+		}
+	}
+}
+
+// blockingReader gives its text, then blocks in Read for ever (tail -f).
+type blockingReader struct {
+	text []byte
+	done bool
+}
+
+func (r *blockingReader) Read(p []byte) (int, error) {
+	if !r.done {
+		r.done = true
+		return copy(p, r.text), nil
+	}
+	select {} // never returns
+}
+
+// TestMaxErrorsSlowInput: --max-errors ends the run at once even when the
+// input waits for more (tail -f log | uriscan validate --max-errors 1):
+// the run does not wait for a read that does not end.
+func TestMaxErrorsSlowInput(t *testing.T) {
+	for _, w := range []string{"1", "2"} {
+		done := make(chan int, 1)
+		go func() {
+			code, _, _ := cliReader(t, &blockingReader{text: []byte("http://ok/\nbad line\nhttp://ok2/\n")}, "validate", "--max-errors", "1", "--workers", w)
+			done <- code
+		}()
+		select {
+		case code := <-done:
+			if code != 1 {
+				t.Errorf("--workers %s: exit %d", w, code)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("--workers %s: still running 10 s after the first invalid line", w)
+		}
+	}
+}
+
+// TestSummaryEdges: the summary counts every byte read (a byte-order mark
+// too), comes after the other messages, is not written for a usage error,
+// and a --summary that cannot be written is an I/O error (exit 2).
+func TestSummaryEdges(t *testing.T) {
+	in := "\xef\xbb\xbfsee http://a/\nbad\n"
+	f := writeFile(t, "in.txt", in)
+	code, _, errs := cli(t, "", "extract", "--errors", "jsonl", f)
+	var x extractSummary
+	if err := json.Unmarshal([]byte(lastLine(errs)), &x); err != nil || code != 0 || x.Bytes != int64(len(in)) || x.URIs != 1 {
+		t.Errorf("extract: exit %d, stderr %q: %+v", code, errs, x)
+	}
+	code, _, errs = cli(t, "http://a/\nbad line\nbad line\n", "dedup", "--errors", "jsonl", "--max-errors", "1")
+	if !strings.HasPrefix(lastLine(errs), `{"command":"dedup"`) || !strings.Contains(errs, "stopped after 1 invalid lines") || code != 1 {
+		t.Errorf("dedup --max-errors: exit %d, stderr %q: the summary is not last", code, errs)
+	}
+	sum := filepath.Join(t.TempDir(), "sum.json")
+	if code, _, errs := cli(t, "", "extract", "--log", "xml", "--summary", sum, f); code != 2 || strings.Contains(errs, `"command"`) {
+		t.Errorf("usage error: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(sum); err == nil {
+		t.Errorf("usage error: %s was written", sum)
+	}
+	bad := filepath.Join(t.TempDir(), "missing", "sum.json")
+	for _, cmd := range []string{"extract", "dedup"} {
+		if code, _, errs := cli(t, "", cmd, "--summary", bad, f); code != 2 || !strings.Contains(errs, "--summary") {
+			t.Errorf("%s --summary %s: exit %d, stderr %q", cmd, bad, code, errs)
 		}
 	}
 }
