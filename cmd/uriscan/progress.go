@@ -54,6 +54,10 @@ func (e *env) startProgress(what string, files []string, tty *os.File) *progress
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionUseANSICodes(true),
 		progressbar.OptionSetWidth(30),
+		// No redraw goroutine of its own (it has one for a spinner, which
+		// races with the library's state): the bar is drawn by run only,
+		// under mu.
+		progressbar.OptionSetSpinnerChangeInterval(0),
 	)
 	pw := &progressWriter{p: p, w: e.rawErr}
 	e.errw.Reset(pw)
