@@ -253,19 +253,29 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 			defer wg.Done()
 			debug.SetPanicOnFault(true) // a mapped file that shrank: see guard
 			handle := newWorker(p)
-			for c := range p.work {
-				guard(c, handle)
-				close(c.done)
+			for {
+				select {
+				case c, ok := <-p.work:
+					if !ok {
+						return
+					}
+					guard(c, handle)
+					close(c.done)
+				case <-p.quit:
+					return // what is left is not written
+				}
 			}
 		}()
 	}
+	readerDone := make(chan struct{})
 	go func() {
+		defer close(readerDone)
 		p.readAll(files)
 		close(p.work)
 		close(p.order)
 	}()
 	quit := false
-	for {
+	for !quit {
 		c, ok := p.next()
 		if !ok {
 			break
@@ -275,23 +285,46 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 			e.prog.add(0, int64(c.lb.lines))
 		}
 		p.dropWritten(c)
-		if c.release != nil {
-			c.release()
-			c.release = nil
-			p.dropMap = nil // a later mapping may take the same address
-		}
+		p.release(c)
 		p.free <- c
-		if quit && !p.inMapped.Load() {
-			// The reader may wait in a read that never ends (tail -f):
-			// do not wait for it; the workers drop their output.
-			return p.end()
-		}
 	}
 	wg.Wait()
-	if p.mapped != nil { // the run stopped before the release was sent
-		unmapFile(p.mapped)
+	if quit {
+		// An output error, a signal or --max-errors: the workers have
+		// stopped. A reader in a mapped input stops at once; one that
+		// waits in a read (tail -f) may never return, and is left. The
+		// mappings of inputs read to the end are released, unwritten.
+		if p.inMapped.Load() {
+			<-readerDone
+		}
+		for done := false; !done; {
+			select {
+			case c, ok := <-p.order:
+				if done = !ok; ok {
+					p.release(c)
+				}
+			default:
+				done = true
+			}
+		}
+	}
+	select {
+	case <-readerDone:
+		if p.mapped != nil { // the run stopped before the release was sent
+			unmapFile(p.mapped)
+		}
+	default:
 	}
 	return p.end()
+}
+
+// release unmaps the input c ends, if it does (see chunk.release).
+func (p *pipeline) release(c *chunk) {
+	if c.release != nil {
+		c.release()
+		c.release = nil
+		p.dropMap = nil // a later mapping may take the same address
+	}
 }
 
 // end ends a pipeline's run: the bytes read counted, the output flushed,
