@@ -17,6 +17,21 @@ import (
 // leaves fields and scratch alone; every Value lies in the line (at its
 // Offset) or in the scratch returned, and equals a reference decoding of
 // the raw bytes at its Offset.
+// checkError checks an error of ParseCombined or JSONField, called with
+// one field named "x" and the scratch "keep": an *Error with an offset in
+// the line and a reason, and fields and scratch left as they were.
+func checkError(t *testing.T, err error, line []byte, fields []logformat.Field, scratch []byte) *logformat.Error {
+	t.Helper()
+	var e *logformat.Error
+	if !errors.As(err, &e) || e.Offset < 0 || e.Offset > len(line) || e.Reason == "" {
+		t.Fatalf("bad error %#v", err)
+	}
+	if len(fields) != 1 || string(scratch) != "keep" {
+		t.Fatalf("error with fields %s, scratch %q", fieldsString(fields), scratch)
+	}
+	return e
+}
+
 func FuzzParseCombined(f *testing.F) {
 	for _, c := range combinedCases {
 		f.Add([]byte(c.line))
@@ -25,13 +40,7 @@ func FuzzParseCombined(f *testing.F) {
 		keep := []byte("keep")[:4:4]
 		fields, scratch, err := logformat.ParseCombined([]logformat.Field{{Name: "x"}}, keep, line)
 		if err != nil {
-			var e *logformat.Error
-			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > len(line) || e.Reason == "" {
-				t.Fatalf("bad error %#v", err)
-			}
-			if len(fields) != 1 || string(scratch) != "keep" {
-				t.Fatalf("error with fields %s, scratch %q", fieldsString(fields), scratch)
-			}
+			checkError(t, err, line, fields, scratch)
 			return
 		}
 		if len(fields) < 1 || fields[0].Name != "x" || !bytes.HasPrefix(scratch, []byte("keep")) {
@@ -255,13 +264,7 @@ func FuzzJSONField(f *testing.F) {
 		trimmed := bytes.TrimLeft(line, " \t\r\n")
 		valid := json.Valid(line) && len(trimmed) > 0 && trimmed[0] == '{'
 		if err != nil {
-			var e *logformat.Error
-			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > len(line) || e.Reason == "" {
-				t.Fatalf("bad error %#v", err)
-			}
-			if len(fields) != 1 || string(scratch) != "keep" {
-				t.Fatalf("error with fields %s, scratch %q", fieldsString(fields), scratch)
-			}
+			e := checkError(t, err, line, fields, scratch)
 			if valid && !strings.Contains(e.Reason, "deeper") {
 				t.Fatalf("%q: error %v, but encoding/json finds it valid", line, err)
 			}
