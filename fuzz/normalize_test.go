@@ -27,48 +27,78 @@ func FuzzNormalize(f *testing.F) {
 	}
 	f.Add("HTTP://User@Example.COM:80/a/./b/../%7ec/%2E%2E/d?x=%2f#F")
 	f.Add("foo:a/..//x")
-	var n normalize.Normalizer
+	f.Add("http://a/b/%2E%2E/c/%2e/d")
+	var rfc normalize.Normalizer
+	keep := normalize.Normalizer{KeepEncodedDots: true}
 	refs := []string{"g", "../g", "./g/..", "?y", "#s", "", "..//g", "//h/p"}
 	f.Fuzz(func(t *testing.T, s string) {
 		u, err := uriscan.ParseString(s)
 		if err != nil {
 			return
 		}
-		for _, level := range []normalize.Level{normalize.Syntax, normalize.Scheme, normalize.Crawler} {
-			n1 := string(n.Append(nil, &u, level))
-			v, err := uriscan.ParseString(n1)
-			if err != nil {
-				t.Fatalf("%v(%q) = %q does not parse: %v", level, s, n1, err)
-			}
-			if n2 := string(n.Append(nil, &v, level)); n2 != n1 {
-				t.Fatalf("%v not idempotent: %q -> %q -> %q", level, s, n1, n2)
-			}
-			if !u.IsAbsolute() || level == normalize.Crawler { // heuristics are no equivalence
-				continue
-			}
-			for _, r := range refs {
-				ref, _ := uriscan.ParseString(r)
-				if endsInDotDot(u.Path()) && isRelativePath(&ref) {
-					continue // the exception above
-				}
-				t1, err1 := uriscan.Resolve(nil, &u, &ref, 0)
-				t2, err2 := uriscan.Resolve(nil, &v, &ref, 0)
-				if err1 != nil || err2 != nil {
-					t.Fatalf("resolve: %v %v", err1, err2)
-				}
-				a, errA := normalize.String(string(t1), level)
-				b, errB := normalize.String(string(t2), level)
-				if errA != nil || errB != nil || a != b {
-					t.Fatalf("%v: %q against %q gives %q (%q), against its normal form %q gives %q (%q)", level, r, s, t1, a, n1, t2, b)
-				}
-			}
+		for _, tc := range []struct {
+			n      *normalize.Normalizer
+			levels []normalize.Level
+		}{{&rfc, []normalize.Level{normalize.Syntax, normalize.Scheme, normalize.Crawler}}, {&keep, []normalize.Level{normalize.Syntax}}} {
+			checkNormal(t, tc.n, &u, s, tc.levels, refs)
 		}
+		n := &rfc
 		sy := string(n.Append(nil, &u, normalize.Syntax))
 		w, _ := uriscan.ParseString(sy)
 		if a, b := string(n.Append(nil, &w, normalize.Scheme)), string(n.Append(nil, &u, normalize.Scheme)); a != b {
 			t.Fatalf("Scheme(Syntax(%q)) = %q, Scheme = %q", s, a, b)
 		}
 	})
+}
+
+// checkNormal checks n's normal forms of u (from s) at levels: they parse,
+// they are fixed points, and (at the RFC levels) they resolve references
+// as u does, but for the exceptions FuzzNormalize lists.
+func checkNormal(t *testing.T, n *normalize.Normalizer, u *uriscan.URI, s string, levels []normalize.Level, refs []string) {
+	t.Helper()
+	for _, level := range levels {
+		n1 := string(n.Append(nil, u, level))
+		v, err := uriscan.ParseString(n1)
+		if err != nil {
+			t.Fatalf("%v(%q) = %q does not parse: %v", level, s, n1, err)
+		}
+		if n2 := string(n.Append(nil, &v, level)); n2 != n1 {
+			t.Fatalf("%v not idempotent: %q -> %q -> %q", level, s, n1, n2)
+		}
+		if !u.IsAbsolute() || level == normalize.Crawler { // heuristics are no equivalence
+			continue
+		}
+		if !n.KeepEncodedDots && hasEncodedDotSegment(u.Path()) {
+			continue // the RFC's normal form: decoded and removed (the trade-off)
+		}
+		for _, r := range refs {
+			ref, _ := uriscan.ParseString(r)
+			if endsInDotDot(u.Path()) && isRelativePath(&ref) {
+				continue // the exception above
+			}
+			t1, err1 := uriscan.Resolve(nil, u, &ref, 0)
+			t2, err2 := uriscan.Resolve(nil, &v, &ref, 0)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("resolve: %v %v", err1, err2)
+			}
+			a, errA := normalize.String(string(t1), level)
+			b, errB := normalize.String(string(t2), level)
+			if errA != nil || errB != nil || a != b {
+				t.Fatalf("%v (KeepEncodedDots %v): %q against %q gives %q (%q), against its normal form %q gives %q (%q)", level, n.KeepEncodedDots, r, s, t1, a, n1, t2, b)
+			}
+		}
+	}
+}
+
+// hasEncodedDotSegment reports whether a segment of path is written with
+// "%2E" and decodes to "." or "..".
+func hasEncodedDotSegment(path string) bool {
+	for _, seg := range strings.Split(path, "/") {
+		if d := strings.ReplaceAll(strings.ReplaceAll(seg, "%2E", "."), "%2e", "."); d != seg && (d == "." || d == "..") {
+			return true
+		}
+	}
+	return false
 }
 
 // endsInDotDot reports whether path's last segment is "..": the dot

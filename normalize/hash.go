@@ -63,8 +63,12 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 // Clone returns a Hasher with h's key and level, for another goroutine:
 // the digests of both agree.
 func (h *Hasher) Clone() *Hasher {
-	return &Hasher{key: h.key, hk: h.hk, level: h.level}
+	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots}}
 }
+
+// SetKeepEncodedDots sets Normalizer.KeepEncodedDots for the normal forms
+// h hashes.
+func (h *Hasher) SetKeepEncodedDots(keep bool) { h.n.KeepEncodedDots = keep }
 
 // Sum returns the digest of u's normal form. It does not allocate once
 // its buffer has grown to the longest URI seen.

@@ -9,11 +9,16 @@
 //     and only those ("%2F" stays); remove dot segments (§5.2.4) from an
 //     absolute path (a rootless path such as "foo:a/../b" keeps them:
 //     removing them makes the path absolute, which changes how relative
-//     references resolve against it). One exception keeps
-//     equivalence: a path segment that would decode to "." or ".." keeps
-//     its "%2E", because reference resolution (§5.2) reads "%2E"
-//     literally, so decoding it would change how relative references
-//     resolve against the URI.
+//     references resolve against it). As §6.2.2 orders it, a segment
+//     written "%2E" or "%2E%2E" is decoded (§6.2.2.2) and then removed as
+//     a dot segment (§6.2.2.3): "http://a/b/%2E%2E/c" becomes
+//     "http://a/c", as uriparser, Boost.URL and browsers give.
+//     Normalizer.KeepEncodedDots keeps such segments encoded instead, for
+//     callers that need normal forms that resolve references exactly like
+//     the original: reference resolution (§5.2.4) reads "%2E%2E" as an
+//     ordinary segment, so "g" against "http://a/b/%2E%2E/c" gives
+//     "http://a/b/%2E%2E/g", while against "http://a/c" it gives
+//     "http://a/g".
 //   - Scheme (§6.2.3), on top of Syntax: drop an empty port and the
 //     scheme's default port (see DefaultPort); an empty path becomes "/"
 //     for http, https, ws and wss with an authority.
@@ -125,6 +130,11 @@ type Normalizer struct {
 	// removes (case-insensitive; a trailing "*" makes a prefix); nil means
 	// DefaultStripParams.
 	StripParams []string
+	// KeepEncodedDots keeps a path segment written "%2E" or "%2E%2E"
+	// encoded (its hex digits uppercased) instead of decoding it and
+	// removing it as a dot segment: normal forms then resolve relative
+	// references exactly as the original does (see the package doc).
+	KeepEncodedDots bool
 
 	scratch []byte
 	params  [][]byte
@@ -196,7 +206,7 @@ func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hint
 			dst = append(dst, path...)
 			break
 		}
-		n.scratch = appendPathPct(n.scratch[:0], path)
+		n.scratch = appendPathPct(n.scratch[:0], path, n.KeepEncodedDots)
 		start := len(dst)
 		dst = uriscan.RemoveDotSegments(dst, unsafe.String(unsafe.SliceData(n.scratch), len(n.scratch)))
 		if !u.HasAuthority() && len(dst)-start >= 2 && dst[start] == '/' && dst[start+1] == '/' {
@@ -208,7 +218,7 @@ func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hint
 			dst[start], dst[start+1] = '/', '.'
 		}
 	default:
-		dst = appendPathPct(dst, path)
+		dst = appendPathPct(dst, path, n.KeepEncodedDots)
 	}
 	if u.Has(uriscan.Query) {
 		dst = append(dst, '?')
@@ -231,11 +241,14 @@ func String(s string, level Level) (string, error) {
 	return string(n.Append(nil, &u, level)), nil
 }
 
-// appendPathPct is appendPct for a path, segment by segment, except that
-// a segment that would decode to "." or ".." keeps its encodings ("%2E"):
-// reference resolution (§5.2.4) reads "%2E" literally, so decoding it
-// would change how the URI resolves relative references.
-func appendPathPct(dst []byte, path string) []byte {
+// appendPathPct is appendPct for a path; with keepDots, segment by
+// segment, a segment that would decode to "." or ".." keeps its encodings
+// ("%2E"): reference resolution (§5.2.4) reads "%2E" literally, so
+// decoding it changes how the URI resolves relative references.
+func appendPathPct(dst []byte, path string, keepDots bool) []byte {
+	if !keepDots {
+		return appendPct(dst, path, false)
+	}
 	for len(path) > 0 {
 		i := strings.IndexByte(path[1:], '/') + 1
 		if i == 0 {

@@ -32,9 +32,13 @@ func TestRFCExamples(t *testing.T) {
 		{"http://%41%42.example/", Syntax, "http://ab.example/"},
 		{"http://EX%2Dample.COM/", Syntax, "http://ex-ample.com/"},
 		{"http://h/%c3%a9", Syntax, "http://h/%C3%A9"},
-		// Dot segments; encoded ones stay (resolution reads them literally).
-		{"http://h/a/%2E%2E/b", Syntax, "http://h/a/%2E%2E/b"},
-		{"http://h/a/%2e./%2E/b/%2Ex", Syntax, "http://h/a/%2E./%2E/b/.x"},
+		// Dot segments, encoded ones too: decoded (§6.2.2.2), then
+		// removed (§6.2.2.3), in the order §6.2.2 gives.
+		{"http://h/a/%2E%2E/b", Syntax, "http://h/b"},
+		{"http://a/b/%2E%2E/c", Syntax, "http://a/c"},
+		{"http://h/a/%2e./%2E/b/%2Ex", Syntax, "http://h/b/.x"},
+		{"http://h/a/%2E", Syntax, "http://h/a/"},
+		{"foo:a/%2E%2E/b", Syntax, "foo:a/../b"}, // rootless: decoded, kept
 		{"http://h/a/./b/../../c", Syntax, "http://h/c"},
 		{"foo:a/../b", Syntax, "foo:a/../b"}, // rootless: see the package doc
 		{"foo:/a/../b", Syntax, "foo:/b"},
@@ -70,6 +74,55 @@ func TestRFCExamples(t *testing.T) {
 			t.Errorf("%v %q = %q, want %q", c.level, c.in, got, c.want)
 		}
 		checkStable(t, &n, got, c.level)
+	}
+}
+
+// TestKeepEncodedDots: with KeepEncodedDots a segment that would decode to
+// "." or ".." keeps its encoding (hex digits uppercased), and the normal
+// form resolves references as the original does; without it the RFC's
+// normal form does not, for such a path (the documented trade-off).
+func TestKeepEncodedDots(t *testing.T) {
+	keep := Normalizer{KeepEncodedDots: true}
+	var rfc Normalizer
+	for _, c := range []struct{ in, keep, rfc string }{
+		{"http://a/b/%2E%2E/c", "http://a/b/%2E%2E/c", "http://a/c"},
+		{"http://h/a/%2e./%2E/b/%2Ex", "http://h/a/%2E./%2E/b/.x", "http://h/b/.x"},
+		{"http://h/a/%2E%2E%2E/b", "http://h/a/.../b", "http://h/a/.../b"}, // not a dot segment
+		{"http://h/a/./b", "http://h/a/b", "http://h/a/b"},
+	} {
+		u, _ := uriscan.ParseString(c.in)
+		if got := string(keep.Append(nil, &u, Syntax)); got != c.keep {
+			t.Errorf("KeepEncodedDots %q = %q, want %q", c.in, got, c.keep)
+		}
+		checkStable(t, &keep, c.keep, Syntax)
+		if got := string(rfc.Append(nil, &u, Syntax)); got != c.rfc {
+			t.Errorf("%q = %q, want %q", c.in, got, c.rfc)
+		}
+	}
+	// The trade-off, with the package doc's example.
+	base, _ := uriscan.ParseString("http://a/b/%2E%2E/c")
+	ref, _ := uriscan.ParseString("g")
+	orig, _ := uriscan.Resolve(nil, &base, &ref, 0)
+	for _, tc := range []struct {
+		n    *Normalizer
+		want string
+	}{{&keep, "http://a/b/%2E%2E/g"}, {&rfc, "http://a/g"}} {
+		v, _ := uriscan.ParseString(string(tc.n.Append(nil, &base, Syntax)))
+		got, _ := uriscan.Resolve(nil, &v, &ref, 0)
+		if string(got) != tc.want {
+			t.Errorf("KeepEncodedDots %v: g against the normal form = %q, want %q", tc.n.KeepEncodedDots, got, tc.want)
+		}
+	}
+	if string(orig) != "http://a/b/%2E%2E/g" {
+		t.Errorf("g against the original = %q", orig)
+	}
+	h, _ := NewHasher(nil, Syntax)
+	h.SetKeepEncodedDots(true)
+	a, b := h.Sum(&base), h.Clone().Sum(&base)
+	rfcH := h.Clone()
+	rfcH.SetKeepEncodedDots(false)
+	if a != b || string(h.Canonical()) != "http://a/b/%2E%2E/c" || rfcH.Sum(&base) == a {
+		t.Errorf("Hasher: KeepEncodedDots not kept by Clone or not used")
 	}
 }
 

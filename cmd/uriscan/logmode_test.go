@@ -203,3 +203,31 @@ func TestExtractLogLongLines(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepEncodedDotsFlag: normalize and dedup remove "%2E%2E" segments
+// as RFC 3986 §6.2.2 orders it, keep them with --keep-encoded-dots, and a
+// disk store records which (one made keeping them is refused without it).
+func TestKeepEncodedDotsFlag(t *testing.T) {
+	if code, out, _ := cli(t, "", "normalize", "-u", "http://a/b/%2E%2E/c", "-u", "http://a/b/%2e/c"); code != 0 || out != "http://a/c\nhttp://a/b/c\n" {
+		t.Errorf("normalize: exit %d, %q", code, out)
+	}
+	if code, out, _ := cli(t, "", "normalize", "--keep-encoded-dots", "-u", "http://a/b/%2e%2e/c"); code != 0 || out != "http://a/b/%2E%2E/c\n" {
+		t.Errorf("normalize --keep-encoded-dots: exit %d, %q", code, out)
+	}
+	in := "http://a/b/%2E%2E/c\nhttp://a/c\n"
+	if _, out, _ := cli(t, in, "dedup"); out != "http://a/b/%2E%2E/c\n" {
+		t.Errorf("dedup: %q", out)
+	}
+	if _, out, _ := cli(t, in, "dedup", "--keep-encoded-dots"); out != in {
+		t.Errorf("dedup --keep-encoded-dots: %q", out)
+	}
+	dir := t.TempDir()
+	key := writeFile(t, "key.hex", strings.Repeat("cd", 32))
+	store := "disk:" + filepath.Join(dir, "seen")
+	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key, "--keep-encoded-dots"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key); code != 2 || !strings.Contains(errs, "dot-segments") {
+		t.Errorf("a store kept with --keep-encoded-dots, used without: exit %d, stderr %q", code, errs)
+	}
+}
