@@ -146,7 +146,9 @@ checkpoint and the input is read from there). To standard output they are
 written at least once: a kill may repeat the last batch (and cut its last
 line short), never lose one; --checkpoint F --resume continues from where
 it stopped. Writers sharing a Redis store never lose a URI, but two that
-meet the same new one at the same moment may both write it. A store or
+meet the same new one at the same moment may both write it. With --extract the
+records are the URIs found in each line (as extract finds them), not the
+lines. A store or
 output error stops the run with the position decided up to. SIGINT and SIGTERM finish the batch, print the summary and exit
 130 / 143.`,
 		example: `uriscan dedup --store disk:/var/lib/crawl/seen --key-file key.hex --output new.txt frontier.txt`,
