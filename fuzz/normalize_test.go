@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -28,6 +29,8 @@ func FuzzNormalize(f *testing.F) {
 	f.Add("HTTP://User@Example.COM:80/a/./b/../%7ec/%2E%2E/d?x=%2f#F")
 	f.Add("foo:a/..//x")
 	f.Add("http://a/b/%2E%2E/c/%2e/d")
+	f.Add("http://[2001:DB8:0:0:1:0:0:1]:80/")
+	f.Add("http://[0:0:0:0:0:ffff:192.0.2.1]/")
 	var rfc normalize.Normalizer
 	keep := normalize.Normalizer{KeepEncodedDots: true}
 	refs := []string{"g", "../g", "./g/..", "?y", "#s", "", "..//g", "//h/p"}
@@ -41,6 +44,23 @@ func FuzzNormalize(f *testing.F) {
 			levels []normalize.Level
 		}{{&rfc, []normalize.Level{normalize.Syntax, normalize.Scheme, normalize.Crawler}}, {&keep, []normalize.Level{normalize.Syntax}}} {
 			checkNormal(t, tc.n, &u, s, tc.levels, refs)
+		}
+		// RFC 5952 IPv6 text: another equivalence (the host's text
+		// changes), so only: it parses, it is a fixed point, and it is
+		// what net/netip writes.
+		v6 := normalize.Normalizer{IPv6RFC5952: true}
+		n1 := string(v6.Append(nil, &u, normalize.Scheme))
+		v, err := uriscan.ParseString(n1)
+		if err != nil {
+			t.Fatalf("IPv6RFC5952(%q) = %q does not parse: %v", s, n1, err)
+		}
+		if n2 := string(v6.Append(nil, &v, normalize.Scheme)); n2 != n1 {
+			t.Fatalf("IPv6RFC5952 not idempotent: %q -> %q -> %q", s, n1, n2)
+		}
+		if v.HostType() == uriscan.IPv6 {
+			if a, err := netip.ParseAddr(strings.Trim(v.Host(), "[]")); err != nil || "["+a.String()+"]" != v.Host() {
+				t.Fatalf("IPv6RFC5952(%q) host %q, net/netip: %v %v", s, v.Host(), a, err)
+			}
 		}
 		n := &rfc
 		sy := string(n.Append(nil, &u, normalize.Syntax))

@@ -63,12 +63,16 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 // Clone returns a Hasher with h's key and level, for another goroutine:
 // the digests of both agree.
 func (h *Hasher) Clone() *Hasher {
-	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots}}
+	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots, IPv6RFC5952: h.n.IPv6RFC5952}}
 }
 
 // SetKeepEncodedDots sets Normalizer.KeepEncodedDots for the normal forms
 // h hashes.
 func (h *Hasher) SetKeepEncodedDots(keep bool) { h.n.KeepEncodedDots = keep }
+
+// SetIPv6RFC5952 sets Normalizer.IPv6RFC5952 for the normal forms h
+// hashes.
+func (h *Hasher) SetIPv6RFC5952(on bool) { h.n.IPv6RFC5952 = on }
 
 // Sum returns the digest of u's normal form. It does not allocate once
 // its buffer has grown to the longest URI seen.
@@ -76,7 +80,7 @@ func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
 	if h.level <= Scheme {
 		// Most URIs are already normal: hash them where they are.
 		hints := uriHints(u)
-		if unchanged(u, h.level, hints) {
+		if unchanged(u, h.level, hints) && !h.n.rewritesIPv6(u) {
 			pathstats.Add(pathstats.NormInPlace, 1)
 			raw := u.String()
 			h.canon = unsafe.Slice(unsafe.StringData(raw), len(raw))

@@ -39,6 +39,7 @@ package normalize
 
 import (
 	"encoding/binary"
+	"net/netip"
 	"strings"
 	"unsafe"
 
@@ -135,6 +136,12 @@ type Normalizer struct {
 	// removing it as a dot segment: normal forms then resolve relative
 	// references exactly as the original does (see the package doc).
 	KeepEncodedDots bool
+	// IPv6RFC5952 writes an IPv6 host in RFC 5952's text form (lower
+	// case, no leading zeros in a group, the longest run of two or more
+	// zero groups as "::", the first of equal runs; an IPv4-mapped
+	// address as ::ffff:a.b.c.d), as net/netip does. Off by default: it
+	// is another equivalence than RFC 3986's, which only lowercases.
+	IPv6RFC5952 bool
 
 	scratch []byte
 	params  [][]byte
@@ -158,7 +165,7 @@ func (n *Normalizer) Append(dst []byte, u *uriscan.URI, level Level) []byte {
 // appendScheme is Append up to level Scheme.
 func (n *Normalizer) appendScheme(dst []byte, u *uriscan.URI, level Level) []byte {
 	hints := uriHints(u)
-	if unchanged(u, level, hints) {
+	if unchanged(u, level, hints) && !n.rewritesIPv6(u) {
 		return append(dst, u.String()...) // already normal: one copy
 	}
 	return n.appendChanged(dst, u, level, hints)
@@ -179,7 +186,11 @@ func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hint
 			dst = appendPct(dst, u.Userinfo(), false)
 			dst = append(dst, '@')
 		}
-		dst = appendPct(dst, u.Host(), true)
+		if h := u.Host(); n.rewritesIPv6(u) {
+			dst = appendIPv6(dst, h)
+		} else {
+			dst = appendPct(dst, h, true)
+		}
 		if u.Has(uriscan.Port) {
 			port := u.Port()
 			drop := false
@@ -229,6 +240,22 @@ func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hint
 		dst = appendPct(dst, u.Fragment(), false)
 	}
 	return dst
+}
+
+// rewritesIPv6 reports whether n writes u's host in RFC 5952 form.
+func (n *Normalizer) rewritesIPv6(u *uriscan.URI) bool {
+	return n.IPv6RFC5952 && u.HostType() == uriscan.IPv6
+}
+
+// appendIPv6 appends the IP-literal host ("[...]") in RFC 5952 form.
+func appendIPv6(dst []byte, host string) []byte {
+	a, err := netip.ParseAddr(host[1 : len(host)-1])
+	if err != nil || !a.Is6() {
+		return appendPct(dst, host, true) // not expected: the grammar checked it
+	}
+	dst = append(dst, '[')
+	dst = a.AppendTo(dst)
+	return append(dst, ']')
 }
 
 // String parses s and returns its normal form at level.

@@ -126,6 +126,49 @@ func TestKeepEncodedDots(t *testing.T) {
 	}
 }
 
+// TestIPv6RFC5952: with IPv6RFC5952 an IPv6 host takes RFC 5952's text
+// form (§4: lower case, no leading zeros, the longest run of two or more
+// zero groups as "::", the first of equal runs; §5: an IPv4-mapped
+// address in dotted form); off, it is only lowercased. The Hasher agrees.
+func TestIPv6RFC5952(t *testing.T) {
+	on := Normalizer{IPv6RFC5952: true}
+	var off Normalizer
+	for _, c := range []struct{ in, on, off string }{
+		{"http://[2001:DB8:0:0:0:0:0:1]/", "http://[2001:db8::1]/", "http://[2001:db8:0:0:0:0:0:1]/"},
+		{"http://[2001:0db8::0001]:8080/p", "http://[2001:db8::1]:8080/p", "http://[2001:0db8::0001]:8080/p"},
+		{"http://[2001:db8:0:0:1:0:0:1]/", "http://[2001:db8::1:0:0:1]/", "http://[2001:db8:0:0:1:0:0:1]/"},        // §4.2.3: the first of equal runs
+		{"http://[2001:db8:0:1:1:1:1:1]/", "http://[2001:db8:0:1:1:1:1:1]/", "http://[2001:db8:0:1:1:1:1:1]/"},     // §4.2.2: one zero group stays
+		{"http://[2001:0:0:1:0:0:0:1]/", "http://[2001:0:0:1::1]/", "http://[2001:0:0:1:0:0:0:1]/"},                // §4.2.3: the longest run
+		{"http://[0:0:0:0:0:FFFF:192.0.2.1]/", "http://[::ffff:192.0.2.1]/", "http://[0:0:0:0:0:ffff:192.0.2.1]/"}, // §5
+		{"http://[::1]/", "http://[::1]/", "http://[::1]/"},
+		{"http://[v1.X]/", "http://[v1.x]/", "http://[v1.x]/"}, // IPvFuture: only lowercased
+		{"http://Example.COM/", "http://example.com/", "http://example.com/"},
+	} {
+		u, err := uriscan.ParseString(c.in)
+		if err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		if got := string(on.Append(nil, &u, Scheme)); got != c.on {
+			t.Errorf("IPv6RFC5952 %q = %q, want %q", c.in, got, c.on)
+		}
+		checkStable(t, &on, c.on, Scheme)
+		if got := string(off.Append(nil, &u, Scheme)); got != c.off {
+			t.Errorf("%q = %q, want %q", c.in, got, c.off)
+		}
+		h, _ := NewHasher(nil, Scheme)
+		h.SetIPv6RFC5952(true)
+		h.Sum(&u)
+		if got := string(h.Clone().n.Append(nil, &u, Scheme)); got != c.on || string(h.Canonical()) != c.on {
+			t.Errorf("Hasher %q: canonical %q, clone %q, want %q", c.in, h.Canonical(), got, c.on)
+		}
+	}
+	u, _ := uriscan.ParseString("http://[2001:db8::1]/")
+	buf := make([]byte, 0, 64)
+	if a := testing.AllocsPerRun(100, func() { buf = on.Append(buf[:0], &u, Scheme) }); a != 0 {
+		t.Errorf("%v allocations", a)
+	}
+}
+
 // checkStable asserts the normal form parses and is a fixed point.
 func checkStable(t *testing.T, n *Normalizer, norm string, level Level) {
 	t.Helper()

@@ -36,7 +36,7 @@ const defaultDedupBatch = 1024
 func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR, redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
 	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+seen.DefaultRedisPrefix+")")
-	keepDots := addKeepDotsFlag(fs)
+	keepDots, v6 := addKeepDotsFlag(fs), addIPv6Flag(fs)
 	level := fs.String("level", "scheme", "equivalence: `syntax`, scheme or crawler (see uriscan help normalize)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits; required with a disk or Redis store, the same every run (default: random, memory only)")
 	output := fs.String("output", "", "write the new lines to `FILE`, exactly once across kills and restarts (progress in FILE.checkpoint; a rerun resumes), instead of standard output")
@@ -74,6 +74,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			return code
 		}
 		h.SetKeepEncodedDots(*keepDots)
+		h.SetIPv6RFC5952(*v6)
 		if len(files) == 0 {
 			files = []string{"-"}
 		}
@@ -83,6 +84,9 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			// a store made before (which kept them) is refused, and
 			// --keep-encoded-dots goes on with it.
 			params["dot-segments"] = "rfc3986"
+		}
+		if *v6 {
+			params["ipv6"] = "rfc5952"
 		}
 		if persistent {
 			params["key-fingerprint"] = h.KeyFingerprint()

@@ -231,3 +231,21 @@ func TestKeepEncodedDotsFlag(t *testing.T) {
 		t.Errorf("a store kept with --keep-encoded-dots, used without: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestIPv6Flag: --ipv6-rfc5952 writes IPv6 hosts in RFC 5952 form in
+// normalize and dedup (where the two spellings become duplicates).
+func TestIPv6Flag(t *testing.T) {
+	in := "http://[2001:DB8:0:0:0:0:0:1]/\nhttp://[2001:db8::1]/\n"
+	if code, out, _ := cli(t, in, "normalize", "--ipv6-rfc5952"); code != 0 || out != "http://[2001:db8::1]/\nhttp://[2001:db8::1]/\n" {
+		t.Errorf("normalize: exit %d, %q", code, out)
+	}
+	if _, out, _ := cli(t, in, "normalize"); out != "http://[2001:db8:0:0:0:0:0:1]/\nhttp://[2001:db8::1]/\n" {
+		t.Errorf("normalize without: %q", out)
+	}
+	if _, out, _ := cli(t, in, "dedup", "--ipv6-rfc5952"); out != "http://[2001:DB8:0:0:0:0:0:1]/\n" {
+		t.Errorf("dedup: %q", out)
+	}
+	if _, out, _ := cli(t, in, "dedup"); out != in {
+		t.Errorf("dedup without: %q", out)
+	}
+}

@@ -16,7 +16,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 	format := fs.String("format", "text", "`text` (one normal form per line) or jsonl (JSON with the hash)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
 	workers := addWorkersFlag(fs)
-	keepDots := addKeepDotsFlag(fs)
+	keepDots, v6 := addKeepDotsFlag(fs), addIPv6Flag(fs)
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
 	return func(e *env, files []string) int {
 		lv, ok := normalize.ParseLevel(*level)
@@ -36,10 +36,11 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			return code
 		}
 		h.SetKeepEncodedDots(*keepDots)
+		h.SetIPv6RFC5952(*v6)
 		return e.eachLine(files, *workers, func() lineFn {
 			h := h.Clone()
-			var fixed []byte                                         // reused for every line
-			norm := normalize.Normalizer{KeepEncodedDots: *keepDots} // the text format's (the Hasher's)
+			var fixed []byte                                                           // reused for every line
+			norm := normalize.Normalizer{KeepEncodedDots: *keepDots, IPv6RFC5952: *v6} // the text format's (the Hasher's)
 			return func(k *sink, name string, s *recordScanner) {
 				buf := k.out
 				perr := s.ParseError()
@@ -87,6 +88,11 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 // addKeepDotsFlag defines --keep-encoded-dots.
 func addKeepDotsFlag(fs *flag.FlagSet) *bool {
 	return fs.Bool("keep-encoded-dots", false, "keep a path segment written %2E or %2E%2E encoded instead of removing it as a dot segment (RFC 3986 §6.2.2's order), so that normal forms resolve references as the original does")
+}
+
+// addIPv6Flag defines --ipv6-rfc5952.
+func addIPv6Flag(fs *flag.FlagSet) *bool {
+	return fs.Bool("ipv6-rfc5952", false, "write IPv6 hosts in RFC 5952's text form (compressed, lower case), as net/netip does: another equivalence than RFC 3986's")
 }
 
 // appendRepaired appends ,"repaired":{"trimmed":N,"backslashes":N,"encoded":N}.
