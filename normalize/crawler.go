@@ -18,7 +18,8 @@ const (
 	DropFragment Heuristics = 1 << iota
 	// StripParams removes query parameters whose names are in
 	// Normalizer.StripParams (default DefaultStripParams: session IDs and
-	// utm_* and other click trackers); a name ending in "*" is a prefix.
+	// utm_* and other click trackers), case-insensitively; a "*" in a name
+	// stands for any run of bytes ("utm_*", "*sessionid*").
 	StripParams
 	// SortQuery sorts the query's "&"-separated parameters by name, stably
 	// (parameters with equal names keep their order).
@@ -196,13 +197,46 @@ func (n *Normalizer) strip(param []byte) bool {
 	}
 	nm := name(param)
 	for _, s := range list {
-		if prefix, ok := strings.CutSuffix(s, "*"); ok {
-			if len(nm) >= len(prefix) && strings.EqualFold(string(nm[:len(prefix)]), prefix) {
-				return true
-			}
-		} else if strings.EqualFold(string(nm), s) {
+		if matchGlob(s, nm) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchGlob reports whether name matches pattern, case-insensitively
+// (ASCII), where each "*" in pattern stands for any run of bytes
+// ("utm_*", "*_id", "*session*").
+func matchGlob(pattern string, name []byte) bool {
+	star := strings.IndexByte(pattern, '*')
+	if star < 0 {
+		return len(pattern) == len(name) && equalFold(pattern, name)
+	}
+	head := pattern[:star]
+	if len(name) < len(head) || !equalFold(head, name[:len(head)]) {
+		return false
+	}
+	rest := pattern[star+1:]
+	for i := len(head); i <= len(name); i++ {
+		if matchGlob(rest, name[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalFold(s string, b []byte) bool {
+	for i := range len(s) {
+		x, y := s[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }

@@ -53,3 +53,21 @@ func TestCrawlerZeroAllocs(t *testing.T) {
 		t.Errorf("%v allocations per crawler Append", a)
 	}
 }
+
+// TestMatchGlob: StripParams names match case-insensitively, with "*"
+// anywhere standing for any run of bytes.
+func TestMatchGlob(t *testing.T) {
+	for _, c := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"utm_*", "utm_source", true}, {"utm_*", "UTM_", true}, {"utm_*", "xutm_a", false},
+		{"*_id", "session_id", true}, {"*_id", "session_idx", false}, {"*sess*", "PHPSESSID", true},
+		{"sid", "SID", true}, {"sid", "sids", false}, {"a*b*c", "aXbYc", true}, {"a*b*c", "aXcYb", false},
+		{"*", "", true}, {"", "", true}, {"", "a", false},
+	} {
+		if got := matchGlob(c.pattern, []byte(c.name)); got != c.want {
+			t.Errorf("matchGlob(%q, %q) = %v, want %v", c.pattern, c.name, got, c.want)
+		}
+	}
+}

@@ -66,13 +66,11 @@ func (h *Hasher) Clone() *Hasher {
 	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots, IPv6RFC5952: h.n.IPv6RFC5952}}
 }
 
-// SetKeepEncodedDots sets Normalizer.KeepEncodedDots for the normal forms
-// h hashes.
-func (h *Hasher) SetKeepEncodedDots(keep bool) { h.n.KeepEncodedDots = keep }
-
-// SetIPv6RFC5952 sets Normalizer.IPv6RFC5952 for the normal forms h
-// hashes.
-func (h *Hasher) SetIPv6RFC5952(on bool) { h.n.IPv6RFC5952 = on }
+// Config returns the Normalizer whose normal forms h hashes, to set its
+// options (Heuristics, StripParams, KeepEncodedDots, IPv6RFC5952) before
+// the first Sum; Clone copies them. Its Append may be called too, from
+// h's goroutine.
+func (h *Hasher) Config() *Normalizer { return &h.n }
 
 // Sum returns the digest of u's normal form. It does not allocate once
 // its buffer has grown to the longest URI seen.

@@ -117,10 +117,10 @@ func TestKeepEncodedDots(t *testing.T) {
 		t.Errorf("g against the original = %q", orig)
 	}
 	h, _ := NewHasher(nil, Syntax)
-	h.SetKeepEncodedDots(true)
+	h.Config().KeepEncodedDots = true
 	a, b := h.Sum(&base), h.Clone().Sum(&base)
 	rfcH := h.Clone()
-	rfcH.SetKeepEncodedDots(false)
+	rfcH.Config().KeepEncodedDots = false
 	if a != b || string(h.Canonical()) != "http://a/b/%2E%2E/c" || rfcH.Sum(&base) == a {
 		t.Errorf("Hasher: KeepEncodedDots not kept by Clone or not used")
 	}
@@ -156,7 +156,7 @@ func TestIPv6RFC5952(t *testing.T) {
 			t.Errorf("%q = %q, want %q", c.in, got, c.off)
 		}
 		h, _ := NewHasher(nil, Scheme)
-		h.SetIPv6RFC5952(true)
+		h.Config().IPv6RFC5952 = true
 		h.Sum(&u)
 		if got := string(h.Clone().n.Append(nil, &u, Scheme)); got != c.on || string(h.Canonical()) != c.on {
 			t.Errorf("Hasher %q: canonical %q, clone %q, want %q", c.in, h.Canonical(), got, c.on)

@@ -32,7 +32,9 @@ type dedupCounts struct {
 	Blank   int64 `json:"blank"`
 	Invalid int64 `json:"invalid"`
 	URIs    int64 `json:"uris,omitempty"` // with --extract: the URIs found
-	Unique  int64 `json:"unique"`
+	// Repaired, with --repair: lines taken in their repaired form.
+	Repaired int64 `json:"repaired,omitempty"`
+	Unique   int64 `json:"unique"`
 }
 
 // checkpoint is what dedup records after each batch's new lines are
@@ -59,6 +61,7 @@ type checkpoint struct {
 	Inputs       []string          `json:"inputs"`
 	MaxLine      int               `json:"max_line"`
 	Extract      string            `json:"extract,omitempty"` // --extract's schemes
+	Repair       bool              `json:"repair,omitempty"`  // --repair
 	Failed       []string          `json:"failed,omitempty"`  // inputs that could not be read, as reported
 	Output       string            `json:"output,omitempty"`
 	OutputLength int64             `json:"output_length"`
@@ -163,6 +166,8 @@ func (c *checkpoint) matches(run *checkpoint) string {
 		return fmt.Sprintf("it was made with --store %s, this run has %s", c.Store, run.Store)
 	case !maps.Equal(c.Params, run.Params):
 		return fmt.Sprintf("it was made with %v, this run has %v", c.Params, run.Params)
+	case c.Repair != run.Repair:
+		return fmt.Sprintf("it was made with --repair=%v, this run has %v", c.Repair, run.Repair)
 	case c.Extract != run.Extract:
 		return fmt.Sprintf("it was made with --extract %q, this run has %q (\"\": without)", c.Extract, run.Extract)
 	case c.MaxLine != run.MaxLine:

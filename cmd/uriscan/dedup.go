@@ -36,8 +36,8 @@ const defaultDedupBatch = 1024
 func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR, redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
 	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+seen.DefaultRedisPrefix+")")
-	keepDots, v6 := addKeepDotsFlag(fs), addIPv6Flag(fs)
-	level := fs.String("level", "scheme", "equivalence: `syntax`, scheme or crawler (see uriscan help normalize)")
+	nf := addNormFlags(fs)
+	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and take the result (reported on standard error; the repaired form is written)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits; required with a disk or Redis store, the same every run (default: random, memory only)")
 	output := fs.String("output", "", "write the new lines to `FILE`, exactly once across kills and restarts (progress in FILE.checkpoint; a rerun resumes), instead of standard output")
 	ckptFlag := fs.String("checkpoint", "", "record the progress in `FILE` after every batch, for --resume (default with --output: FILE.checkpoint)")
@@ -47,9 +47,9 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	schemes := fs.String("schemes", "http,https", "with --extract, the `schemes` that count, comma-separated")
 	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end and before each read that may block. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
 	return func(e *env, files []string) int {
-		lv, ok := normalize.ParseLevel(*level)
-		if !ok {
-			return e.usageError("dedup: --level must be syntax, scheme or crawler, not "+strconv.Quote(*level), e.cmd)
+		lv, cfg, nparams, msg := nf.config(fs, "dedup")
+		if msg != "" {
+			return e.usageError(msg, e.cmd)
 		}
 		if *batch < 1 {
 			return e.usageError("dedup: --batch must be at least 1", e.cmd)
@@ -73,27 +73,22 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		if h == nil {
 			return code
 		}
-		h.SetKeepEncodedDots(*keepDots)
-		h.SetIPv6RFC5952(*v6)
+		configure(h, cfg)
 		if len(files) == 0 {
 			files = []string{"-"}
 		}
-		params := seen.Params{"level": lv.String()}
-		if !*keepDots {
-			// Since issue 11, "%2E" segments are removed as dot segments:
-			// a store made before (which kept them) is refused, and
-			// --keep-encoded-dots goes on with it.
-			params["dot-segments"] = "rfc3986"
-		}
-		if *v6 {
-			params["ipv6"] = "rfc5952"
-		}
+		params := seen.Params(nparams)
 		if persistent {
 			params["key-fingerprint"] = h.KeyFingerprint()
 		}
 		d := &deduper{e: e, h: h, batchMax: *batch, out: e.out, ckptName: ckptName,
 			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output, MaxLine: e.sc.ls.MaxLine()}}
 		d.summaryFile = *summary
+		d.repair = *repair
+		if *repair && *extract {
+			return e.usageError("dedup: --repair and --extract do not go together (extract takes only valid URIs)", e.cmd)
+		}
+		d.ckpt.Repair = *repair
 		e.textLines = *extract
 		if *extract {
 			d.x = &uriscan.Extractor{}
@@ -151,7 +146,8 @@ type dedupSummary struct {
 	Lines      int64  `json:"lines"`
 	Blank      int64  `json:"blank"`
 	Invalid    int64  `json:"invalid"`
-	URIs       *int64 `json:"uris,omitempty"` // with --extract
+	Repaired   int64  `json:"repaired,omitempty"` // with --repair: taken repaired
+	URIs       *int64 `json:"uris,omitempty"`     // with --extract
 	Unique     int64  `json:"unique"`
 	Duplicates int64  `json:"duplicates"`
 	Resumed    bool   `json:"resumed"`
@@ -173,6 +169,11 @@ type deduper struct {
 	// x, with --extract, finds the URIs in a line (ms: its matches).
 	x  *uriscan.Extractor
 	ms []uriscan.Match
+	// repair (--repair) takes invalid lines in their repaired form.
+	repair   bool
+	fixed    []byte
+	fixedURI uriscan.URI
+	fixedRep normalize.Repairs
 	// summaryFile is --summary.
 	summaryFile string
 	has         []bool
@@ -372,6 +373,8 @@ func (d *deduper) record(name string, s *recordScanner) {
 			}
 		case s.ParseError() == nil && !blank:
 			d.replay = append(d.replay, seen.Key(d.h.Sum(s.URI())))
+		case d.repair && s.ParseError() != nil && d.repairLine(s):
+			d.replay = append(d.replay, seen.Key(d.h.Sum(&d.fixedURI)))
 		}
 		d.pos = pos
 		if !pos.before(d.replayTo) {
@@ -400,6 +403,17 @@ func (d *deduper) record(name string, s *recordScanner) {
 		if len(d.keys) >= d.batchMax {
 			d.flush()
 		}
+	case s.ParseError() != nil && d.repaired(name, s):
+		// Taken in its repaired form (and still invalid for the exit
+		// status, as normalize --repair).
+		d.pending.Repaired++
+		d.keys = append(d.keys, seen.Key(d.h.Sum(&d.fixedURI)))
+		d.text = append(d.text, d.fixed...)
+		d.text = append(d.text, '\n')
+		d.ends = append(d.ends, len(d.text))
+		if len(d.keys) >= d.batchMax {
+			d.flush()
+		}
 	case s.ParseError() != nil: // (with --extract, only a line over the limit)
 		d.pending.Invalid++
 		d.e.reportLine(name, s)
@@ -412,6 +426,37 @@ func (d *deduper) record(name string, s *recordScanner) {
 			d.flush()
 		}
 	}
+}
+
+// repairLine, with --repair, repairs s's invalid line into d.fixed and
+// parses it into d.fixedURI; false when it is not repaired (a line over
+// the limit, or one Repair cannot mend).
+func (d *deduper) repairLine(s *recordScanner) bool {
+	if !d.repair {
+		return false
+	}
+	if _, long := s.ls.TooLong(); long || d.x != nil {
+		return false
+	}
+	var rep normalize.Repairs
+	d.fixed, rep = normalize.Repair(d.fixed[:0], s.Bytes())
+	u, err := uriscan.Parse(d.fixed)
+	if err != nil {
+		return false
+	}
+	d.fixedURI, d.fixedRep = u, rep
+	return true
+}
+
+// repaired is repairLine, reporting the repair on standard error.
+func (d *deduper) repaired(name string, s *recordScanner) bool {
+	if !d.repairLine(s) {
+		return false
+	}
+	if !d.e.rep.quiet {
+		d.e.errw.Write(appendRepair(nil, name, s.Line(), d.fixedRep, d.e.rep.jsonl))
+	}
+	return true
 }
 
 // endReplay adds the replayed keys: the last batch of the run before,
@@ -506,6 +551,7 @@ func (d *deduper) flush() {
 	d.counts.Lines += d.pending.Lines
 	d.counts.Blank += d.pending.Blank
 	d.counts.Invalid += d.pending.Invalid
+	d.counts.Repaired += d.pending.Repaired
 	d.counts.URIs += d.pending.URIs
 	d.counts.Unique += d.pending.Unique
 	d.ckpt.Batch, d.ckpt.Next, d.ckpt.BatchDigest = d.start, d.pos, d.digest.String()
@@ -572,6 +618,10 @@ func (d *deduper) finish() {
 	b = strconv.AppendInt(b, c.Blank, 10)
 	b = append(b, ", invalid "...)
 	b = strconv.AppendInt(b, c.Invalid, 10)
+	if c.Repaired > 0 {
+		b = append(b, ", repaired "...)
+		b = strconv.AppendInt(b, c.Repaired, 10)
+	}
 	records := c.Lines - c.Blank - c.Invalid
 	if d.x != nil {
 		b = append(b, ", uris "...)
@@ -588,7 +638,7 @@ func (d *deduper) finish() {
 		b = append(b, ')')
 	}
 	b = append(b, '\n')
-	sum := dedupSummary{Command: "dedup", Lines: c.Lines, Blank: c.Blank, Invalid: c.Invalid, Unique: c.Unique, Duplicates: records - c.Unique, Resumed: d.resumed}
+	sum := dedupSummary{Command: "dedup", Lines: c.Lines, Blank: c.Blank, Invalid: c.Invalid, Repaired: c.Repaired, Unique: c.Unique, Duplicates: records - c.Unique, Resumed: d.resumed}
 	if d.x != nil {
 		sum.URIs = &c.URIs
 	}

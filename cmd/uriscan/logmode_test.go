@@ -249,3 +249,50 @@ func TestIPv6Flag(t *testing.T) {
 		t.Errorf("dedup without: %q", out)
 	}
 }
+
+// TestHeuristicFlags: each crawler heuristic is a flag of its own on
+// normalize and dedup (implying --level crawler with only those), with
+// --strip-param's globs; dedup --repair takes an invalid line repaired;
+// a disk store records the heuristics.
+func TestHeuristicFlags(t *testing.T) {
+	u := "HTTP://WWW.Example.COM:80//a//index.html?b=2&utm_source=x&a=1&sid=7#frag"
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "http://www.example.com//a//index.html?b=2&utm_source=x&a=1&sid=7#frag"},
+		{[]string{"--level", "crawler"}, "http://example.com/a/?a=1&b=2"},
+		{[]string{"--drop-fragment"}, "http://www.example.com//a//index.html?b=2&utm_source=x&a=1&sid=7"},
+		{[]string{"--strip-params"}, "http://www.example.com//a//index.html?b=2&a=1#frag"},
+		{[]string{"--sort-query"}, "http://www.example.com//a//index.html?a=1&b=2&sid=7&utm_source=x#frag"},
+		{[]string{"--collapse-slashes"}, "http://www.example.com/a/index.html?b=2&utm_source=x&a=1&sid=7#frag"},
+		{[]string{"--strip-www"}, "http://example.com//a//index.html?b=2&utm_source=x&a=1&sid=7#frag"},
+		{[]string{"--drop-index"}, "http://www.example.com//a//?b=2&utm_source=x&a=1&sid=7#frag"},
+		{[]string{"--strip-param", "UTM_*", "--strip-param", "*a"}, "http://www.example.com//a//index.html?b=2&sid=7#frag"},
+		{[]string{"--strip-www", "--drop-fragment", "--level", "crawler"}, "http://example.com//a//index.html?b=2&utm_source=x&a=1&sid=7"},
+	} {
+		code, out, errs := cli(t, "", append([]string{"normalize", "-u", u}, tc.flags...)...)
+		if code != 0 || out != tc.want+"\n" {
+			t.Errorf("normalize %q: exit %d, %q (%s), want %q", tc.flags, code, out, errs, tc.want)
+		}
+	}
+	if code, _, errs := cli(t, "", "normalize", "--level", "syntax", "--strip-www", "-u", u); code != 2 || !strings.Contains(errs, "apply at --level crawler") {
+		t.Errorf("--level syntax --strip-www: exit %d, %q", code, errs)
+	}
+	// dedup --repair: the repaired form is the record, and is written.
+	in := "http://a b/\nhttp://a%20b/\nhttp://[bad\n"
+	code, out, errs := cli(t, in, "dedup", "--repair")
+	if code != 1 || out != "http://a%20b/\n" || !strings.Contains(errs, "repaired 1, unique 1, duplicates 1") || !strings.Contains(errs, "<stdin>:1: repaired:") {
+		t.Errorf("dedup --repair: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// A disk store made with --strip-www is refused without it.
+	dir := t.TempDir()
+	key := writeFile(t, "key.hex", strings.Repeat("ef", 32))
+	store := "disk:" + filepath.Join(dir, "seen")
+	if code, _, errs := cli(t, "http://www.a/\n", "dedup", "--store", store, "--key-file", key, "--strip-www"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := cli(t, "http://www.a/\n", "dedup", "--store", store, "--key-file", key, "--level", "crawler"); code != 2 || !strings.Contains(errs, "heuristics") {
+		t.Errorf("the store's heuristics differ: exit %d, %q", code, errs)
+	}
+}

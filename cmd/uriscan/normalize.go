@@ -12,16 +12,15 @@ import (
 
 // setupNormalize: "uriscan normalize" writes each line's normal form.
 func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
-	level := fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2), scheme (§6.2.2 and §6.2.3) or crawler (scheme and non-RFC heuristics)")
+	nf := addNormFlags(fs)
 	format := fs.String("format", "text", "`text` (one normal form per line) or jsonl (JSON with the hash)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
 	workers := addWorkersFlag(fs)
-	keepDots, v6 := addKeepDotsFlag(fs), addIPv6Flag(fs)
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
 	return func(e *env, files []string) int {
-		lv, ok := normalize.ParseLevel(*level)
-		if !ok {
-			return e.usageError("normalize: --level must be syntax, scheme or crawler, not "+strconv.Quote(*level), e.cmd)
+		lv, cfg, _, msg := nf.config(fs, "normalize")
+		if msg != "" {
+			return e.usageError(msg, e.cmd)
 		}
 		jsonl := false
 		switch *format {
@@ -35,12 +34,11 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 		if h == nil {
 			return code
 		}
-		h.SetKeepEncodedDots(*keepDots)
-		h.SetIPv6RFC5952(*v6)
+		configure(h, cfg)
 		return e.eachLine(files, *workers, func() lineFn {
 			h := h.Clone()
-			var fixed []byte                                                           // reused for every line
-			norm := normalize.Normalizer{KeepEncodedDots: *keepDots, IPv6RFC5952: *v6} // the text format's (the Hasher's)
+			var fixed []byte   // reused for every line
+			norm := h.Config() // the text format's: the Hasher's
 			return func(k *sink, name string, s *recordScanner) {
 				buf := k.out
 				perr := s.ParseError()
@@ -83,16 +81,6 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			}
 		})
 	}
-}
-
-// addKeepDotsFlag defines --keep-encoded-dots.
-func addKeepDotsFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("keep-encoded-dots", false, "keep a path segment written %2E or %2E%2E encoded instead of removing it as a dot segment (RFC 3986 §6.2.2's order), so that normal forms resolve references as the original does")
-}
-
-// addIPv6Flag defines --ipv6-rfc5952.
-func addIPv6Flag(fs *flag.FlagSet) *bool {
-	return fs.Bool("ipv6-rfc5952", false, "write IPv6 hosts in RFC 5952's text form (compressed, lower case), as net/netip does: another equivalence than RFC 3986's")
 }
 
 // appendRepaired appends ,"repaired":{"trimmed":N,"backslashes":N,"encoded":N}.
