@@ -37,7 +37,7 @@ var chunkSize = 128 << 10
 // hands it to the writer (waiting, if the writer has not come to the chunk
 // yet): the output of a chunk can be 150 times its input (a megabyte of
 // blank lines makes 150 MB of split's JSON), and memory stays bounded.
-var pieceSize = 1 << 20
+var pieceSize = 512 << 10
 
 // inflight is how many chunks exist: enough that a worker never waits
 // for the reader or the writer (measured: 3 per worker beat 1 by 10%).
