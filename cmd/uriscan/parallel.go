@@ -196,12 +196,15 @@ type lineBase struct {
 type pipeline struct {
 	e       *env
 	workers int
-	extract bool // cut chunks for extract (no line limit)
-	maxLine int
-	free    chan *chunk // chunks not in flight
-	work    chan *chunk // to the workers
-	order   chan *chunk // to the writer, in input order
-	quit    chan struct{}
+	// chunkSize and pieceSize, as the run began (a goroutine left in a
+	// read after a quit must not read the package's variables).
+	chunkSize, pieceSize int
+	extract              bool // cut chunks for extract (no line limit)
+	maxLine              int
+	free                 chan *chunk // chunks not in flight
+	work                 chan *chunk // to the workers
+	order                chan *chunk // to the writer, in input order
+	quit                 chan struct{}
 	// newFn, for the line commands, handles a line the reader reads past
 	// itself (one longer than maxLine).
 	newFn  lineFactory
@@ -238,6 +241,7 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 	n := inflight(workers)
 	p := &pipeline{
 		e: e, workers: workers, extract: extract, maxLine: e.sc.ls.MaxLine(), newFn: newFn,
+		chunkSize: chunkSize, pieceSize: pieceSize,
 		free:  make(chan *chunk, n),
 		work:  make(chan *chunk, n),
 		order: make(chan *chunk, n),
@@ -417,7 +421,7 @@ func mappedFault(r any, m []byte) bool {
 // gave back, waiting for them while it writes them. A chunk has at most
 // two sets of buffers, so the memory is bounded whatever the output.
 func (p *pipeline) handOver(c *chunk) {
-	if len(c.k.out)+len(c.k.err) < pieceSize {
+	if len(c.k.out)+len(c.k.err) < p.pieceSize {
 		return
 	}
 	select {
@@ -428,8 +432,8 @@ func (p *pipeline) handOver(c *chunk) {
 	}
 	if !c.lent {
 		c.k, c.other, c.lent = c.other, sink{}, true
-		if cap(c.k.out) < pieceSize {
-			c.k.out = make([]byte, 0, pieceSize+pieceSize/4)
+		if cap(c.k.out) < p.pieceSize {
+			c.k.out = make([]byte, 0, p.pieceSize+p.pieceSize/4)
 		}
 	} else {
 		select {
@@ -550,9 +554,9 @@ func (p *pipeline) get() *chunk {
 	select {
 	case c := <-p.free:
 		c.data, c.mapped, c.k.out, c.k.err = nil, nil, c.k.out[:0], c.k.err[:0]
-		if cap(c.k.out) < pieceSize {
+		if cap(c.k.out) < p.pieceSize {
 			// A piece's room, so that it does not grow by doubling.
-			c.k.out = make([]byte, 0, pieceSize+pieceSize/4)
+			c.k.out = make([]byte, 0, p.pieceSize+p.pieceSize/4)
 		}
 		c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
 		c.lb, c.prev, c.before = nil, nil, 0
@@ -721,9 +725,9 @@ var (
 // holds.
 func (p *pipeline) window() (window, target int) {
 	if p.extract {
-		return uriscan.DefaultBufferSize, min(chunkSize, uriscan.DefaultBufferSize/2)
+		return uriscan.DefaultBufferSize, min(p.chunkSize, uriscan.DefaultBufferSize/2)
 	}
-	return 2 * chunkSize, chunkSize
+	return 2 * p.chunkSize, p.chunkSize
 }
 
 // readMapped cuts a mapped input into chunks, starting with c: as read
@@ -893,7 +897,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 		}
 		if cut == 0 && have <= p.maxLine+1 {
 			// A line longer than the buffer, within the limit: grow it.
-			nb := make([]byte, min(2*len(c.buf), p.maxLine+2+chunkSize))
+			nb := make([]byte, min(2*len(c.buf), p.maxLine+2+p.chunkSize))
 			copy(nb, c.buf[:have])
 			c.buf = nb
 			continue
