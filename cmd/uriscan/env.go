@@ -256,12 +256,5 @@ func (e *env) reportLine(name string, s *recordScanner) {
 // appendReport appends "NAME:LINE: offset N: REASON\n" for s's current,
 // invalid line to b.
 func appendReport(b []byte, name string, s *recordScanner) []byte {
-	b = append(b, name...)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(s.Line()), 10)
-	b = append(b, ": offset "...)
-	b = strconv.AppendInt(b, int64(s.perr.Offset), 10)
-	b = append(b, ": "...)
-	b = s.perr.AppendReason(b)
-	return append(b, '\n')
+	return (*reports)(nil).appendReport(b, name, s)
 }

@@ -135,35 +135,15 @@ func (w *logWorker) chunk(c *chunk) {
 
 // lineError reports a line that is not in the log format.
 func (w *logWorker) lineError(c *chunk, line int64, off int, why string) {
-	defer c.k.countInvalid()
-	if c.k.rep.quiet {
-		return
+	reason := "not a Common or Combined Log Format line: "
+	switch {
+	case c.k.rep.jsonl:
+		reason = "not a " + w.kind + " log line: "
+	case w.kind != "combined":
+		reason = "not a JSON object line: "
 	}
-	if c.k.rep.jsonl {
-		b := append(c.k.err, `{"file":`...)
-		b = appendJSONString(b, c.name)
-		b = append(b, `,"line":`...)
-		b = strconv.AppendInt(b, line, 10)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, int64(off), 10)
-		b = append(b, `,"reason":`...)
-		b = appendJSONString(b, "not a "+w.kind+" log line: "+why)
-		c.k.err = append(b, "}\n"...)
-		return
-	}
-	b := append(c.k.err, c.name...)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, line, 10)
-	b = append(b, ": offset "...)
-	b = strconv.AppendInt(b, int64(off), 10)
-	b = append(b, ": not a "...)
-	if w.kind == "combined" {
-		b = append(b, "Common or Combined Log Format line: "...)
-	} else {
-		b = append(b, "JSON object line: "...)
-	}
-	b = append(b, why...)
-	c.k.err = append(b, '\n')
+	c.k.err = c.k.rep.appendLineReport(c.k.err, c.name, line, off, []byte(reason+why), nil, 0)
+	c.k.countInvalid()
 }
 
 func (w *logWorker) combined(c *chunk, l []byte, line, lineOff int64) {

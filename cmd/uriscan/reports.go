@@ -72,6 +72,26 @@ func (r *reports) stoppedMsg() string {
 // "NAME:LINE: offset N: REASON\n", or a JSON object with --errors jsonl,
 // or nothing with --quiet.
 func (r *reports) appendReport(b []byte, name string, s *recordScanner) []byte {
+	var rb [256]byte
+	return r.appendLineReport(b, name, int64(s.Line()), s.perr.Offset, s.perr.AppendReason(rb[:0]), s.Bytes(), s.Len())
+}
+
+// appendLongLine appends the report of a line over the limit that the
+// caller holds whole (head: its bytes), as appendReport words the report
+// of one a LineScanner read past.
+func (r *reports) appendLongLine(b []byte, name string, line int64, n, limit int, head []byte) []byte {
+	var rb [128]byte
+	reason := strconv.AppendInt(append(rb[:0], "line of "...), int64(n), 10)
+	reason = strconv.AppendInt(append(reason, " bytes is longer than the limit of "...), int64(limit), 10)
+	return r.appendLineReport(b, name, line, limit, append(reason, " bytes"...), head, int64(n))
+}
+
+// appendLineReport appends one report of an invalid line (r nil: text):
+// "NAME:LINE: offset N: REASON\n"; with --errors jsonl
+// {"file","line","offset","reason"[,"input"[,"input_length"]]}, input being
+// the line's first echoMax bytes (none if input is nil) and n its length;
+// nothing with --quiet.
+func (r *reports) appendLineReport(b []byte, name string, line int64, off int, reason, input []byte, n int64) []byte {
 	switch {
 	case r != nil && r.quiet:
 		return b
@@ -79,53 +99,27 @@ func (r *reports) appendReport(b []byte, name string, s *recordScanner) []byte {
 		b = append(b, `{"file":`...)
 		b = appendJSONString(b, name)
 		b = append(b, `,"line":`...)
-		b = strconv.AppendInt(b, int64(s.Line()), 10)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, int64(s.perr.Offset), 10)
-		b = append(b, `,"reason":`...)
-		var rb [256]byte
-		b = appendJSONString(b, view(s.perr.AppendReason(rb[:0])))
-		text := s.Bytes()
-		text = text[:min(len(text), echoMax)]
-		b = append(b, `,"input":`...)
-		b = appendJSONString(b, view(text)) // invalid UTF-8 as U+FFFD
-		if n := s.Len(); n != int64(len(text)) {
-			b = append(b, `,"input_length":`...)
-			b = strconv.AppendInt(b, n, 10)
-		}
-		return append(b, "}\n"...)
-	}
-	return appendReport(b, name, s)
-}
-
-// appendLongLine appends the report of a line over the limit that the
-// caller holds whole (head: its bytes), as appendReport words the report
-// of one a LineScanner read past.
-func (r *reports) appendLongLine(b []byte, name string, line int64, n, limit int, head []byte) []byte {
-	reason := "line of " + strconv.Itoa(n) + " bytes is longer than the limit of " + strconv.Itoa(limit) + " bytes"
-	switch {
-	case r.quiet:
-		return b
-	case r.jsonl:
-		b = append(b, `{"file":`...)
-		b = appendJSONString(b, name)
-		b = append(b, `,"line":`...)
 		b = strconv.AppendInt(b, line, 10)
 		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, int64(limit), 10)
+		b = strconv.AppendInt(b, int64(off), 10)
 		b = append(b, `,"reason":`...)
-		b = appendJSONString(b, reason)
-		b = append(b, `,"input":`...)
-		b = appendJSONString(b, view(head[:min(len(head), echoMax)]))
-		b = append(b, `,"input_length":`...)
-		b = strconv.AppendInt(b, int64(n), 10)
+		b = appendJSONString(b, view(reason))
+		if input != nil {
+			text := input[:min(len(input), echoMax)]
+			b = append(b, `,"input":`...)
+			b = appendJSONString(b, view(text)) // invalid UTF-8 as U+FFFD
+			if n != int64(len(text)) {
+				b = append(b, `,"input_length":`...)
+				b = strconv.AppendInt(b, n, 10)
+			}
+		}
 		return append(b, "}\n"...)
 	}
 	b = append(b, name...)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, line, 10)
 	b = append(b, ": offset "...)
-	b = strconv.AppendInt(b, int64(limit), 10)
+	b = strconv.AppendInt(b, int64(off), 10)
 	b = append(b, ": "...)
 	b = append(b, reason...)
 	return append(b, '\n')
