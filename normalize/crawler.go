@@ -34,11 +34,17 @@ const (
 	// page (index.html, index.htm, index.php, index.asp, index.aspx,
 	// default.asp, default.aspx, index.shtml, index.jsp, index.cgi).
 	DropIndexPages
+	// IDNA writes a reg-name host that is Unicode once percent-decoded
+	// ("b%C3%BCcher.example") in its A-label form ("xn--bcher-kva.example"),
+	// by UTS #46's lookup profile (golang.org/x/net/idna.Lookup), as
+	// browsers resolve it. A host UTS #46 rejects, or whose bytes are not
+	// UTF-8, keeps its percent-encoded form.
+	IDNA
 
 	// AllHeuristics is every heuristic; it is what level Crawler uses when
 	// Normalizer.Heuristics is zero.
 	AllHeuristics = DropFragment | StripParams | SortQuery | DropEmptyQuery |
-		RemoveDuplicateSlashes | StripWWW | DropIndexPages
+		RemoveDuplicateSlashes | StripWWW | DropIndexPages | IDNA
 )
 
 // DefaultStripParams are the query parameters StripParams removes when
@@ -94,6 +100,13 @@ func (n *Normalizer) crawl(dst []byte, start int, h Heuristics) []byte {
 	out = append(out, s[:hostStartOr(hostStart, p)]...)
 	if hostStart >= 0 {
 		host := s[hostStart:hostEnd]
+		if h&IDNA != 0 && len(host) > 0 && host[0] != '[' {
+			// The A-label goes to the end of dst (its spare room) and
+			// is read back from there: out is the scratch buffer.
+			if a, ok := appendIDNAHost(dst[len(dst):], host); ok {
+				host = a
+			}
+		}
 		if h&StripWWW != 0 && bytes.HasPrefix(host, []byte("www.")) && len(host) > 4 {
 			host = host[4:]
 		}

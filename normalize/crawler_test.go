@@ -25,6 +25,14 @@ func TestCrawler(t *testing.T) {
 		{"http://[::1]/x?z=1&y=2", SortQuery, "http://[::1]/x?y=2&z=1"},
 		{"mailto:a@b?subject=x&body=y", SortQuery, "mailto:a@b?body=y&subject=x"},
 		{"/rel//path?q=1", RemoveDuplicateSlashes, "/rel/path?q=1"},
+		{"http://B%C3%BCcher.example/", IDNA, "http://xn--bcher-kva.example/"},
+		{"http://u@www.B%C3%9Ccher.example:8080/x", IDNA | StripWWW, "http://u@xn--bcher-kva.example:8080/x"},
+		{"http://%E2%98%83.net/", 0, "http://xn--n3h.net/"},
+		{"http://B%C3%BCcher.example/", StripWWW, "http://b%C3%BCcher.example/"},
+		{"http://h%FF.example/", IDNA, "http://h%FF.example/"},               // not UTF-8: kept
+		{"http://a%E2%80%AEb.example/", IDNA, "http://a%E2%80%AEb.example/"}, // U+202E, disallowed by UTS #46: kept
+		{"http://xn--bcher-kva.example/", IDNA, "http://xn--bcher-kva.example/"},
+		{"http://[::1]/", IDNA, "http://[::1]/"},
 	}
 	for _, c := range cases {
 		n := Normalizer{Heuristics: c.h}

@@ -11,6 +11,7 @@ type Repairs struct {
 	Trimmed     int // C0 controls and spaces cut from the ends, tabs and newlines removed
 	Backslashes int // "\" turned into "/" before the query, in http, https, ws, wss, ftp and file URLs
 	Encoded     int // bytes percent-encoded
+	IDNA        int // hosts written in their A-label form (1 or 0)
 }
 
 // Changed reports whether Repair changed anything.
@@ -24,7 +25,11 @@ func (r Repairs) Changed() bool { return r != Repairs{} }
 // percent-encodes, as UTF-8 bytes, everything the strict grammar rejects:
 // spaces, controls, bytes >= 0x80, " < > \ ^ ` { | }, a "%" not followed
 // by two hex digits, "[" and "]" outside an IP-literal host, and a second
-// "#". Parse the result strictly: it can still fail (a bad scheme, say).
+// "#". A reg-name host that is Unicode, raw or percent-encoded, becomes
+// its A-label form by UTS #46's lookup profile, as a browser looks it up
+// ("http://bücher.example/" gives "http://xn--bcher-kva.example/"); a host
+// UTS #46 rejects is percent-encoded instead. Parse the result strictly:
+// it can still fail (a bad scheme, say).
 func Repair(dst, raw []byte) ([]byte, Repairs) {
 	var r Repairs
 	start, end := 0, len(raw)
@@ -59,9 +64,29 @@ func Repair(dst, raw []byte) ([]byte, Repairs) {
 			hostStart += at + 1
 		}
 	}
+	// The host without its port, and its A-label form if it has one; the
+	// A-label is built at the end of dst and moved into place.
+	var alabel []byte
+	nameEnd := hostEnd
+	if hostStart >= 0 && hostStart < hostEnd && s[hostStart] != '[' {
+		if c := bytes.LastIndexByte(s[hostStart:hostEnd], ':'); c >= 0 && allDigits(s[hostStart+c+1:hostEnd]) {
+			nameEnd = hostStart + c
+		}
+		mark := len(dst)
+		if a, ok := appendIDNAHost(dst, s[hostStart:nameEnd]); ok {
+			alabel = append(alabel, a[mark:]...)
+			dst = a[:mark]
+		}
+	}
 	inQuery, hashes := false, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if i == hostStart && alabel != nil {
+			r.IDNA++
+			dst = append(dst, alabel...)
+			i = nameEnd - 1
+			continue
+		}
 		switch {
 		case c == '\t' || c == '\n' || c == '\r':
 			r.Trimmed++
@@ -116,4 +141,13 @@ func isSpecial(scheme []byte) bool {
 		return true
 	}
 	return false
+}
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -24,6 +24,13 @@ func TestRepair(t *testing.T) {
 		{"http://h/#a#b", "http://h/#a%23b", Repairs{Encoded: 1}},
 		{"foo:a\\b", "foo:a%5Cb", Repairs{Encoded: 1}},
 		{"http://h/ok", "http://h/ok", Repairs{}},
+		{"http://b\xc3\xbccher.example/x y", "http://xn--bcher-kva.example/x%20y", Repairs{IDNA: 1, Encoded: 1}},
+		{"http://u:p@B\xc3\x9cCHER.example:8080/", "http://u:p@xn--bcher-kva.example:8080/", Repairs{IDNA: 1}},
+		{"http://b%C3%BCcher.example/", "http://xn--bcher-kva.example/", Repairs{IDNA: 1}},
+		{"https://\xe2\x98\x83.net", "https://xn--n3h.net", Repairs{IDNA: 1}},
+		{"http://h\xff/", "http://h%FF/", Repairs{Encoded: 1}},                            // not UTF-8
+		{"http://a\xe2\x80\xaeb/", "http://a%E2%80%AEb/", Repairs{Encoded: 3}},            // U+202E: UTS #46 rejects it
+		{"http://[::1]:80/caf\xc3\xa9", "http://[::1]:80/caf%C3%A9", Repairs{Encoded: 2}}, // IP literal: no IDNA
 	}
 	for _, c := range cases {
 		got, r := Repair(nil, []byte(c.in))

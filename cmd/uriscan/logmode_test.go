@@ -296,3 +296,33 @@ func TestHeuristicFlags(t *testing.T) {
 		t.Errorf("the store's heuristics differ: exit %d, %q", code, errs)
 	}
 }
+
+// TestIDNAFlag: at --level crawler (or with --idna) a percent-encoded
+// Unicode host is written as its A-label, so dedup takes the two spellings
+// as one; a disk store records it, and one made before (without the
+// "idna" parameter) is refused rather than mixed.
+func TestIDNAFlag(t *testing.T) {
+	in := "http://b%C3%BCcher.example/\nhttp://xn--bcher-kva.example/\n"
+	if code, out, _ := cli(t, in, "normalize", "--idna"); code != 0 || out != "http://xn--bcher-kva.example/\nhttp://xn--bcher-kva.example/\n" {
+		t.Errorf("normalize --idna: exit %d, %q", code, out)
+	}
+	if _, out, _ := cli(t, in, "dedup", "--level", "crawler"); out != "http://b%C3%BCcher.example/\n" {
+		t.Errorf("dedup --level crawler: %q", out)
+	}
+	if _, out, _ := cli(t, in, "dedup"); out != in {
+		t.Errorf("dedup at scheme level (no IDNA): %q", out)
+	}
+	// Every heuristic but IDNA: the two stay apart.
+	if _, out, _ := cli(t, in, "dedup", "--strip-www", "--drop-fragment"); out != in {
+		t.Errorf("dedup without --idna: %q", out)
+	}
+	dir := t.TempDir()
+	key := writeFile(t, "key.hex", strings.Repeat("cd", 32))
+	store := "disk:" + filepath.Join(dir, "seen")
+	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key, "--strip-www"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key, "--strip-www", "--idna"); code != 2 || !strings.Contains(errs, "idna") {
+		t.Errorf("a store made without IDNA, used with it: exit %d, stderr %q", code, errs)
+	}
+}

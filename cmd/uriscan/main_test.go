@@ -720,8 +720,20 @@ func TestNormalizeRepairAndCrawler(t *testing.T) {
 		t.Errorf("stderr %q", errs)
 	}
 	_, out, _ = cli(t, "http://h/a b\n", "normalize", "--format", "jsonl", "--repair")
-	if !strings.Contains(out, `"normalized":"http://h/a%20b"`) || !strings.Contains(out, `"repaired":{"trimmed":0,"backslashes":0,"encoded":1}`) {
+	if !strings.Contains(out, `"normalized":"http://h/a%20b"`) || !strings.Contains(out, `"repaired":{"trimmed":0,"backslashes":0,"encoded":1,"idna":0}`) {
 		t.Errorf("jsonl repair: %q", out)
+	}
+	// IDNA: a Unicode host becomes its A-label under --repair, a
+	// percent-encoded one at --level crawler, as a browser looks it up.
+	code, out, errs = cli(t, "http://B\xc3\xbccher.example/\nhttp://b%C3%BCcher.example/\n", "normalize", "--repair", "--level", "crawler")
+	if want := "http://xn--bcher-kva.example/\nhttp://xn--bcher-kva.example/\n"; code != 1 || out != want { // 1: line 1 was invalid as written
+		t.Errorf("idna: exit %d, output %q, want %q (stderr %q)", code, out, want, errs)
+	}
+	if !strings.Contains(errs, "<stdin>:1: repaired: 1 host written as an A-label (IDNA)") {
+		t.Errorf("idna stderr %q", errs)
+	}
+	if _, out, _ = cli(t, "http://b%C3%BCcher.example/\n", "normalize"); out != "http://b%C3%BCcher.example/\n" {
+		t.Errorf("scheme level must keep the percent-encoded host (RFC 3986 has no IDNA): %q", out)
 	}
 }
 

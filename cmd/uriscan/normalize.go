@@ -83,7 +83,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 	}
 }
 
-// appendRepaired appends ,"repaired":{"trimmed":N,"backslashes":N,"encoded":N}.
+// appendRepaired appends ,"repaired":{"trimmed":N,"backslashes":N,"encoded":N,"idna":N}.
 func appendRepaired(b []byte, r normalize.Repairs) []byte {
 	b = append(b, `,"repaired":{"trimmed":`...)
 	b = strconv.AppendInt(b, int64(r.Trimmed), 10)
@@ -91,6 +91,8 @@ func appendRepaired(b []byte, r normalize.Repairs) []byte {
 	b = strconv.AppendInt(b, int64(r.Backslashes), 10)
 	b = append(b, `,"encoded":`...)
 	b = strconv.AppendInt(b, int64(r.Encoded), 10)
+	b = append(b, `,"idna":`...)
+	b = strconv.AppendInt(b, int64(r.IDNA), 10)
 	return append(b, '}')
 }
 
@@ -110,7 +112,7 @@ func appendRepair(b []byte, name string, line int, r normalize.Repairs, jsonl bo
 	for _, f := range []struct {
 		n    int
 		what string
-	}{{r.Trimmed, "control or space bytes removed"}, {r.Backslashes, "backslashes read as slashes"}, {r.Encoded, "bytes percent-encoded"}} {
+	}{{r.Trimmed, "control or space bytes removed"}, {r.Backslashes, "backslashes read as slashes"}, {r.Encoded, "bytes percent-encoded"}, {r.IDNA, "host written as an A-label (IDNA)"}} {
 		if f.n > 0 {
 			b = append(b, ' ')
 			b = strconv.AppendInt(b, int64(f.n), 10)

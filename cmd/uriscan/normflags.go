@@ -33,6 +33,7 @@ var heuristicFlags = []struct {
 	{"collapse-slashes", normalize.RemoveDuplicateSlashes, "turn runs of \"/\" in the path into one"},
 	{"strip-www", normalize.StripWWW, "remove a leading \"www.\" from the host"},
 	{"drop-index", normalize.DropIndexPages, "remove a last path segment that is a default index page (index.html, default.aspx...)"},
+	{"idna", normalize.IDNA, "write a Unicode (percent-encoded UTF-8) host as its A-label, by UTS #46 as browsers look it up"},
 }
 
 func addNormFlags(fs *flag.FlagSet) *normFlags {
@@ -82,6 +83,11 @@ func (f *normFlags) config(fs *flag.FlagSet, cmd string) (normalize.Level, norma
 	}
 	if n.IPv6RFC5952 {
 		params["ipv6"] = "rfc5952"
+	}
+	if lv == normalize.Crawler && (n.Heuristics == 0 || n.Heuristics&normalize.IDNA != 0) {
+		// Since issue 11 the crawler level writes IDN hosts as A-labels:
+		// a crawler-level store made before is refused, not mixed.
+		params["idna"] = "uts46"
 	}
 	if n.Heuristics != 0 {
 		params["heuristics"] = strings.Join(names, ",")
