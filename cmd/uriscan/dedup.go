@@ -396,7 +396,7 @@ func (d *deduper) record(name string, s *recordScanner) {
 			u, _ := uriscan.Parse(b)
 			d.pending.URIs++
 			d.keys = append(d.keys, seen.Key(d.h.Sum(&u)))
-			d.text = append(d.text, b...)
+			d.text = appendURI(d.text, &u, d.e.rep.redacts())
 			d.text = append(d.text, '\n')
 			d.ends = append(d.ends, len(d.text))
 		}
@@ -408,7 +408,7 @@ func (d *deduper) record(name string, s *recordScanner) {
 		// status, as normalize --repair).
 		d.pending.Repaired++
 		d.keys = append(d.keys, seen.Key(d.h.Sum(&d.fixedURI)))
-		d.text = append(d.text, d.fixed...)
+		d.text = appendURI(d.text, &d.fixedURI, d.e.rep.redacts())
 		d.text = append(d.text, '\n')
 		d.ends = append(d.ends, len(d.text))
 		if len(d.keys) >= d.batchMax {
@@ -419,7 +419,7 @@ func (d *deduper) record(name string, s *recordScanner) {
 		d.e.reportLine(name, s)
 	default:
 		d.keys = append(d.keys, seen.Key(d.h.Sum(s.URI())))
-		d.text = append(d.text, s.Bytes()...)
+		d.text = appendURI(d.text, s.URI(), d.e.rep.redacts())
 		d.text = append(d.text, '\n')
 		d.ends = append(d.ends, len(d.text))
 		if len(d.keys) >= d.batchMax {

@@ -236,11 +236,12 @@ const echoMax = 200
 // appendEcho appends line quoted (Go syntax), cut to its first echoMax
 // bytes and followed by "...(N bytes)" when it is longer; n is the line's
 // length (a too-long line holds only its first bytes).
-func appendEcho(b, line []byte, n int64) []byte {
+func appendEcho(b, line []byte, n int64, redact bool) []byte {
+	cut := line[:min(len(line), echoMax)]
+	b = strconv.AppendQuote(b, view(shownBytes(cut, redact)))
 	if n <= echoMax && int64(len(line)) == n {
-		return strconv.AppendQuote(b, view(line))
+		return b
 	}
-	b = strconv.AppendQuote(b, view(line[:min(len(line), echoMax)]))
 	b = append(b, "...("...)
 	b = strconv.AppendInt(b, n, 10)
 	return append(b, " bytes)"...)

@@ -94,6 +94,7 @@ func emitMatch(p *pipeline, c *chunk, format, field string, m uriscan.Match, tex
 	} else {
 		c.k.uris++
 	}
+	text = shownBytes(text, c.k.rep.redacts())
 	if m.Rejected && format != "jsonl" {
 		switch {
 		case c.k.rep.quiet:
@@ -169,7 +170,7 @@ func appendMatch(b []byte, format, name, field string, m uriscan.Match, text []b
 				b = append(b, field...)
 			}
 			b = append(b, ": not a URI: "...)
-			b = appendEcho(b, text, int64(len(text)))
+			b = appendEcho(b, text, int64(len(text)), false) // redacted by the caller
 		} else {
 			b = append(b, text...)
 		}

@@ -14,15 +14,33 @@ import (
 // A valid URI-reference holds no byte that JSON escapes (no '"', '\',
 // control or non-ASCII byte: RFC 3986 Appendix A allows none), so its
 // text and components are copied as they are.
-func appendSplitValid(b []byte, file string, line int, u *uriscan.URI) []byte {
+//
+// With redact, a password in the userinfo is written as uriscan.Redacted
+// in "input" and "userinfo".
+func appendSplitValid(b []byte, file string, line int, u *uriscan.URI, redact bool) []byte {
 	b = appendRecordStart(b, file)
 	b = strconv.AppendInt(b, int64(line), 10)
 	b = append(b, `,"input":"`...)
-	b = append(b, u.String()...)
+	ps, pe, pw := u.PasswordSpan()
+	pw = pw && redact
+	if pw {
+		b = append(b, u.String()[:ps]...)
+		b = append(b, uriscan.Redacted...)
+		b = append(b, u.String()[pe:]...)
+	} else {
+		b = append(b, u.String()...)
+	}
 	b = append(b, `","valid":true,"scheme":`...)
 	b = appendRawComponent(b, u, uriscan.Scheme)
 	b = append(b, `,"userinfo":`...)
-	b = appendRawComponent(b, u, uriscan.Userinfo)
+	if us, _, _ := u.Span(uriscan.Userinfo); pw {
+		b = append(b, '"')
+		b = append(b, u.String()[us:ps]...)
+		b = append(b, uriscan.Redacted...)
+		b = append(b, '"')
+	} else {
+		b = appendRawComponent(b, u, uriscan.Userinfo)
+	}
 	b = append(b, `,"host":`...)
 	b = appendRawComponent(b, u, uriscan.Host)
 	b = append(b, `,"host_type":`...)
@@ -61,15 +79,18 @@ func appendRawComponent(b []byte, u *uriscan.URI, c uriscan.Component) []byte {
 //
 // A line over the line limit holds only its first bytes, which are
 // written as "input"; "input_length" then gives the line's length.
-func appendSplitInvalid(b []byte, file string, line int, text []byte, length int64, perr *uriscan.Error) []byte {
+// With redact, a password is redacted in the input (see
+// uriscan.AppendRedacted); "input_length" is the length as read.
+func appendSplitInvalid(b []byte, file string, line int, text []byte, length int64, perr *uriscan.Error, redact bool) []byte {
 	b = appendRecordStart(b, file)
 	b = strconv.AppendInt(b, int64(line), 10)
-	if utf8.Valid(text) {
+	shown := shownBytes(text, redact)
+	if utf8.Valid(shown) {
 		b = append(b, `,"input":`...)
-		b = appendJSONString(b, view(text))
+		b = appendJSONString(b, view(shown))
 	} else {
 		b = append(b, `,"input_base64":"`...)
-		b = base64.StdEncoding.AppendEncode(b, text)
+		b = base64.StdEncoding.AppendEncode(b, shown)
 		b = append(b, '"')
 	}
 	if length != int64(len(text)) {

@@ -281,6 +281,9 @@ func (e *env) dispatch(args []string) int {
 				return e.usageError(c.name+": --max-errors must be 0 (no limit) or more", c)
 			}
 		}
+		if f := fs.Lookup("show-passwords"); f != nil {
+			e.rep.showPasswords = f.Value.(flag.Getter).Get().(bool)
+		}
 		if f := fs.Lookup("uri"); f != nil {
 			if uris := *f.Value.(*stringsFlag); len(uris) > 0 {
 				if len(files) > 0 {
@@ -347,6 +350,10 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 	if c.name != "cpu" { // every command that reads lines
 		fs.Int("max-line", uriscan.DefaultMaxLine, "the longest line taken, in `bytes`; a longer one is invalid (reported with its length) and read past without being held in memory")
 		addReportFlags(fs)
+	}
+	switch c.name {
+	case "validate", "split", "normalize", "resolve", "dedup", "extract":
+		addShowPasswordsFlag(fs)
 	}
 	switch c.name {
 	case "validate", "split", "normalize", "resolve":

@@ -633,9 +633,9 @@ func TestSplitNoAllocs(t *testing.T) {
 			if ks.ParseError() == nil {
 				t.Fatalf("line %d is valid", ks.Line())
 			}
-			kb = appendSplitInvalid(kb[:0], "", ks.Line(), ks.Bytes(), ks.Len(), ks.ParseError())
+			kb = appendSplitInvalid(kb[:0], "", ks.Line(), ks.Bytes(), ks.Len(), ks.ParseError(), true)
 			kb = appendReport(kb, "f", &ks)
-			kb = appendEcho(kb, ks.Bytes(), ks.Len())
+			kb = appendEcho(kb, ks.Bytes(), ks.Len(), true)
 			bn++
 		}
 	}); allocs != 0 || bn == 0 {
@@ -653,7 +653,7 @@ func TestSplitNoAllocs(t *testing.T) {
 			if s.ParseError() != nil {
 				t.Fatal(s.ParseError())
 			}
-			buf = appendSplitValid(buf[:0], "", s.Line(), s.URI())
+			buf = appendSplitValid(buf[:0], "", s.Line(), s.URI(), true)
 			buf = append(buf, '\n')
 			w.Write(buf)
 			n++
@@ -880,7 +880,7 @@ func TestSplitValidUnescaped(t *testing.T) {
 			continue
 		}
 		valid++
-		got = appendSplitValid(got[:0], "", s.Line(), s.URI())
+		got = appendSplitValid(got[:0], "", s.Line(), s.URI(), false)
 		want = splitValidEscaped(want[:0], s.Line(), s.URI())
 		if !bytes.Equal(got, want) || !json.Valid(got) {
 			t.Fatalf("line %d:\ngot  %s\nwant %s", s.Line(), got, want)

@@ -58,17 +58,23 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 				}
 				switch {
 				case !jsonl && perr == nil:
+					start := len(buf)
 					buf = norm.Append(buf, u, lv)
+					buf = redactDerived(buf, start, k.rep.redacts(), u)
 				case jsonl && perr != nil:
-					buf = appendSplitInvalid(buf, recordFile(files, name), s.Line(), s.Bytes(), s.Len(), perr)
+					buf = appendSplitInvalid(buf, recordFile(files, name), s.Line(), s.Bytes(), s.Len(), perr, k.rep.redacts())
 				case jsonl:
 					sum := h.Sum(u)
 					buf = appendRecordStart(buf, recordFile(files, name))
 					buf = strconv.AppendInt(buf, int64(s.Line()), 10)
 					buf = append(buf, `,"valid":true,"input":`...)
-					buf = appendJSONString(buf, view(s.Bytes()))
+					buf = appendJSONString(buf, view(shownBytes(s.Bytes(), k.rep.redacts())))
 					buf = append(buf, `,"normalized":`...)
-					buf = appendJSONString(buf, view(h.Canonical()))
+					if _, _, ok := u.PasswordSpan(); ok && k.rep.redacts() {
+						buf = appendJSONString(buf, view(uriscan.AppendRedacted(nil, h.Canonical())))
+					} else {
+						buf = appendJSONString(buf, view(h.Canonical()))
+					}
 					buf = append(buf, `,"hash":"`...)
 					buf = hex.AppendEncode(buf, sum[:])
 					buf = append(buf, '"')

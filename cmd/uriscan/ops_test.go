@@ -31,7 +31,7 @@ func TestDedupStoreRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"--key-file", key2}, "was made with key-fingerprint="},
-		{[]string{"--key-file", key1, "--level", "crawler"}, "level=scheme; this run asks for level=crawler"},
+		{[]string{"--key-file", key1, "--level", "crawler"}, "was made with idna unset, level=scheme; this run asks for idna=uts46, level=crawler"},
 		{nil, "needs --key-file"},
 	} {
 		code, out, errs := cli(t, "http://b/\n", append([]string{"dedup", "--store", store}, tc.args...)...)

@@ -17,6 +17,8 @@ type reports struct {
 	invalid int64
 	// stopped is set when max was reached.
 	stopped bool
+	// showPasswords: --show-passwords (see redact.go).
+	showPasswords bool
 }
 
 // addReportFlags defines --quiet, --errors and --max-errors on fs.
@@ -106,8 +108,9 @@ func (r *reports) appendLineReport(b []byte, name string, line int64, off int, r
 		b = appendJSONString(b, view(reason))
 		if input != nil {
 			text := input[:min(len(input), echoMax)]
+			shown := shownBytes(text, r.redacts())
 			b = append(b, `,"input":`...)
-			b = appendJSONString(b, view(text)) // invalid UTF-8 as U+FFFD
+			b = appendJSONString(b, view(shown)) // invalid UTF-8 as U+FFFD
 			if n != int64(len(text)) {
 				b = append(b, `,"input_length":`...)
 				b = strconv.AppendInt(b, n, 10)

@@ -40,7 +40,7 @@ func setupResolve(fs *flag.FlagSet) func(*env, []string) int {
 					// Not expected: the base was checked above.
 					k.ioError(name + ":" + strconv.Itoa(s.Line()) + ": " + err.Error())
 				} else {
-					k.out = out
+					k.out = redactDerived(out, len(k.out), k.rep.redacts(), &b, s.URI())
 				}
 				k.out = append(k.out, '\n')
 			}

@@ -8,11 +8,23 @@ import (
 // setupValidate: "uriscan validate" prints the invalid lines.
 func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
 	workers := addWorkersFlag(fs)
+	warn := fs.Bool("warn", false, "also print each valid line that raises an RFC 3986 §7 security warning: \"NAME:LINE: warning: WARNINGS: LINE\" (the warnings as split --flags names them); they do not change the exit status")
 	return func(e *env, files []string) int {
 		return e.eachLine(files, *workers, func() lineFn {
 			return func(k *sink, name string, s *recordScanner) {
 				perr := s.ParseError()
 				if perr == nil {
+					if w := s.URI().Warnings(); *warn && w != 0 {
+						b := k.out
+						b = append(b, name...)
+						b = append(b, ':')
+						b = strconv.AppendInt(b, int64(s.Line()), 10)
+						b = append(b, ": warning: "...)
+						b = appendWarningsText(b, s.URI(), w)
+						b = append(b, ": "...)
+						b = strconv.AppendQuote(b, view(appendURI(nil, s.URI(), k.rep.redacts())))
+						k.out = append(b, '\n')
+					}
 					return
 				}
 				b := k.out
@@ -24,7 +36,7 @@ func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
 				b = append(b, ": "...)
 				b = perr.AppendReason(b)
 				b = append(b, ": "...)
-				b = appendEcho(b, s.Bytes(), s.Len())
+				b = appendEcho(b, s.Bytes(), s.Len(), k.rep.redacts())
 				k.out = append(b, '\n')
 			}
 		})

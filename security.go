@@ -1,0 +1,540 @@
+package uriscan
+
+import (
+	"net/netip"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"golang.org/x/net/idna"
+)
+
+// Warnings are the RFC 3986 §7 security considerations a URI raises: what
+// a careful consumer should look at before it trusts, fetches or shows the
+// URI. They never change validity (each is a valid URI the grammar
+// allows); compute them with (*URI).Warnings, which costs a pass over the
+// authority and the path, only when asked.
+type Warnings uint16
+
+const (
+	// RareIPv4 (§7.4): the host is a reg-name that many platforms'
+	// inet_aton and every browser read as an IPv4 address: octal
+	// ("0177.0.0.1"), hexadecimal ("0x7f.1"), one 32-bit number
+	// ("2130706433"), or fewer than four parts ("127.1"), possibly
+	// percent-encoded or with one trailing dot. A filter on HostType IPv4
+	// misses it; (*URI).RareIPv4 gives the address.
+	RareIPv4 Warnings = 1 << iota
+	// Password (§7.5): the userinfo has a ":" and something after it
+	// ("user:password"): RFC 3986 deprecates passwords in URIs, and the
+	// command redacts them.
+	Password
+	// UserinfoLikeHost (§7.6): the userinfo, before any ":", looks like a
+	// host name or an IPv4 address ("http://www.example.com@evil.test/"),
+	// so a reader takes the wrong part for the host.
+	UserinfoLikeHost
+	// HostNotUTF8 (§7.6): the reg-name has percent-encoded bytes >= 0x80
+	// that do not decode as UTF-8: no name service has such a name, and
+	// software that decodes it does so differently.
+	HostNotUTF8
+	// MixedScript (§7.6): a label of the host, once decoded (percent-
+	// encoded UTF-8, or an "xn--" A-label), mixes letters of more than one
+	// script ("pаypal" with a Cyrillic "а"): a homograph. Han, Hiragana
+	// and Katakana together count as one script (Japanese), Latin with
+	// any of Han, Hiragana, Katakana, Hangul and Bopomofo is allowed, as
+	// UTS #39's "highly restrictive" level allows.
+	MixedScript
+	// EncodedNUL (§7.3): "%00" in the path: back ends written in C end the
+	// string there.
+	EncodedNUL
+	// EncodedSlash (§7.3): "%2F" in the path: a back end that decodes
+	// before splitting reads another path.
+	EncodedSlash
+	// EncodedBackslash (§7.3): "%5C" in the path: read as "/" by Windows
+	// back ends.
+	EncodedBackslash
+	// EncodedDotSegment (§7.3): a path segment that decodes to "." or
+	// ".." but is not written so ("%2E%2E", ".%2e"): RFC 3986's
+	// remove_dot_segments leaves it, a back end that decodes first climbs
+	// the directory tree.
+	EncodedDotSegment
+)
+
+var warningNames = [...]string{
+	"rare-ipv4", "password", "userinfo-like-host", "host-not-utf8", "mixed-script",
+	"encoded-nul", "encoded-slash", "encoded-backslash", "encoded-dot-segment",
+}
+
+// NumWarnings is the number of Warnings bits.
+const NumWarnings = len(warningNames)
+
+// Name returns the name of the one warning w ("rare-ipv4", "password",
+// "userinfo-like-host", "host-not-utf8", "mixed-script", "encoded-nul",
+// "encoded-slash", "encoded-backslash", "encoded-dot-segment"), or "" when
+// w is not exactly one bit.
+func (w Warnings) Name() string {
+	for i, n := range warningNames {
+		if w == 1<<i {
+			return n
+		}
+	}
+	return ""
+}
+
+// String returns the names of the warnings in w, comma-separated.
+func (w Warnings) String() string {
+	var b strings.Builder
+	for i, n := range warningNames {
+		if w&(1<<i) != 0 {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(n)
+		}
+	}
+	return b.String()
+}
+
+// Warnings returns the §7 warnings u raises. It does not allocate, except
+// to decode an "xn--" label (golang.org/x/net/idna) for MixedScript.
+func (u *URI) Warnings() Warnings {
+	var w Warnings
+	if u.HasAuthority() {
+		if u.hostType == RegName {
+			host := u.Host()
+			if _, ok := parseRareIPv4(host); ok {
+				w |= RareIPv4
+			}
+			w |= hostWarnings(host)
+		}
+		if u.Has(Userinfo) {
+			ui := u.Userinfo()
+			user := ui
+			if i := strings.IndexByte(ui, ':'); i >= 0 {
+				user = ui[:i]
+				if i+1 < len(ui) {
+					w |= Password
+				}
+			}
+			if looksLikeHost(user) {
+				w |= UserinfoLikeHost
+			}
+		}
+	}
+	return w | pathWarnings(u.Path())
+}
+
+// RareIPv4 returns the IPv4 address a reg-name host is read as by
+// inet_aton and browsers (the WHATWG URL standard's IPv4 parser), when
+// u.Warnings() has RareIPv4.
+func (u *URI) RareIPv4() (netip.Addr, bool) {
+	if !u.HasAuthority() || u.hostType != RegName {
+		return netip.Addr{}, false
+	}
+	return parseRareIPv4(u.Host())
+}
+
+// PasswordSpan returns where the password of u's userinfo is in u's text
+// (u.String()[start:end]: after the first ":" of the userinfo, up to the
+// "@"), for redaction; ok is false when u has no password.
+func (u *URI) PasswordSpan() (start, end int, ok bool) {
+	s, e, has := u.Span(Userinfo)
+	if !has {
+		return 0, 0, false
+	}
+	i := strings.IndexByte(u.Userinfo(), ':')
+	if i < 0 || s+i+1 == e {
+		return 0, 0, false
+	}
+	return s + i + 1, e, true
+}
+
+// pctByte decodes the percent-encoding at s[i:] (a parsed URI has two hex
+// digits after every "%").
+func pctByte(s string, i int) byte { return fromHex(s[i+1])<<4 | fromHex(s[i+2]) }
+
+func fromHex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// decodedAt returns the byte at s[i], decoded, and the index after it.
+func decodedAt(s string, i int) (byte, int) {
+	if s[i] == '%' && i+2 < len(s) {
+		return pctByte(s, i), i + 3
+	}
+	return s[i], i + 1
+}
+
+// parseRareIPv4 reads host as the WHATWG URL standard's IPv4 parser does
+// (inet_aton's forms: 1 to 4 parts, each decimal, 0x-hexadecimal or
+// 0-octal, the last filling the bytes left; one trailing dot allowed),
+// after percent-decoding, and reports whether it is an address written in
+// another form than RFC 3986's IPv4address (which the grammar would have
+// taken as one).
+func parseRareIPv4(host string) (netip.Addr, bool) {
+	var dec [64]byte
+	n := 0
+	for i := 0; i < len(host); {
+		if n == len(dec) {
+			return netip.Addr{}, false
+		}
+		dec[n], i = decodedAt(host, i)
+		n++
+	}
+	s := dec[:n]
+	if n > 0 && s[n-1] == '.' {
+		s = s[:n-1]
+	}
+	if len(s) == 0 {
+		return netip.Addr{}, false
+	}
+	var parts [4]uint64
+	np := 0
+	for {
+		if np == 4 {
+			return netip.Addr{}, false
+		}
+		j := 0
+		for j < len(s) && s[j] != '.' {
+			j++
+		}
+		v, ok := parseIPv4Part(s[:j])
+		if !ok {
+			return netip.Addr{}, false
+		}
+		parts[np] = v
+		np++
+		if j == len(s) {
+			break
+		}
+		s = s[j+1:]
+		if len(s) == 0 {
+			return netip.Addr{}, false // an empty part ("1..2", or two trailing dots)
+		}
+	}
+	for i := 0; i < np-1; i++ {
+		if parts[i] > 255 {
+			return netip.Addr{}, false
+		}
+	}
+	last := parts[np-1]
+	if last >= 1<<(8*(5-np)) {
+		return netip.Addr{}, false
+	}
+	var a uint32
+	for i := 0; i < np-1; i++ {
+		a |= uint32(parts[i]) << (8 * (3 - i))
+	}
+	a |= uint32(last)
+	return netip.AddrFrom4([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)}), true
+}
+
+// parseIPv4Part reads one part: "0x" or "0X" then hex digits (none: 0),
+// "0" then octal digits, or decimal digits; at most 2^32 (larger parts are
+// refused, as every part > 255 but the last is).
+func parseIPv4Part(p []byte) (uint64, bool) {
+	if len(p) == 0 {
+		return 0, false
+	}
+	base := uint64(10)
+	switch {
+	case len(p) >= 2 && p[0] == '0' && p[1]|0x20 == 'x':
+		base, p = 16, p[2:]
+	case len(p) >= 2 && p[0] == '0':
+		base, p = 8, p[1:]
+	}
+	var v uint64
+	for _, c := range p {
+		var d uint64
+		switch {
+		case '0' <= c && c <= '9':
+			d = uint64(c - '0')
+		case base == 16 && 'a' <= c|0x20 && c|0x20 <= 'f':
+			d = uint64(c|0x20-'a') + 10
+		default:
+			return 0, false
+		}
+		if d >= base {
+			return 0, false
+		}
+		v = v*base + d
+		if v > 1<<32 {
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// hostWarnings checks a reg-name's decoded bytes: HostNotUTF8 and
+// MixedScript.
+func hostWarnings(host string) Warnings {
+	var w Warnings
+	for len(host) > 0 {
+		i := strings.IndexByte(host, '.')
+		if i < 0 {
+			i = len(host)
+		}
+		label := host[:i]
+		switch {
+		case len(label) >= 4 && strings.EqualFold(label[:4], "xn--"):
+			if u, err := idna.Punycode.ToUnicode(label); err == nil && mixedScript(u) {
+				w |= MixedScript
+			}
+		case strings.IndexByte(label, '%') >= 0:
+			var buf [256]byte
+			dec := buf[:0]
+			for j := 0; j < len(label); {
+				var c byte
+				c, j = decodedAt(label, j)
+				if len(dec) < len(buf) {
+					dec = append(dec, c)
+				}
+			}
+			if !utf8.Valid(dec) {
+				w |= HostNotUTF8
+			} else if mixedScriptBytes(dec) {
+				w |= MixedScript
+			}
+		}
+		if i == len(host) {
+			break
+		}
+		host = host[i+1:]
+	}
+	return w
+}
+
+// scripts MixedScript tells apart.
+var scriptTables = []*unicode.RangeTable{
+	unicode.Latin, unicode.Cyrillic, unicode.Greek, unicode.Armenian, unicode.Hebrew,
+	unicode.Arabic, unicode.Devanagari, unicode.Bengali, unicode.Thai, unicode.Georgian,
+	unicode.Hangul, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Bopomofo,
+	unicode.Ethiopic, unicode.Cherokee, unicode.Tamil, unicode.Telugu, unicode.Gujarati,
+}
+
+const (
+	scLatin    = 0
+	scHangul   = 10
+	scHan      = 11
+	scHiragana = 12
+	scKatakana = 13
+	scBopomofo = 14
+)
+
+func mixedScript(s string) bool { return mixedScriptBytes(unsafeBytes(s)) }
+
+// mixedScriptBytes reports whether the UTF-8 label b has letters of
+// scripts that UTS #39's highly restrictive level does not allow together.
+func mixedScriptBytes(b []byte) bool {
+	var seen uint32
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		b = b[n:]
+		if r < 0x80 {
+			if 'a' <= r|0x20 && r|0x20 <= 'z' {
+				seen |= 1 << scLatin
+			}
+			continue
+		}
+		for i, t := range scriptTables {
+			if unicode.Is(t, r) {
+				seen |= 1 << i
+				break
+			}
+		}
+	}
+	// Japanese (Han, Hiragana, Katakana), Chinese (Han, Bopomofo) and
+	// Korean (Han, Hangul), each with Latin, count as one.
+	for _, ok := range [...]uint32{
+		1<<scLatin | 1<<scHan | 1<<scHiragana | 1<<scKatakana,
+		1<<scLatin | 1<<scHan | 1<<scBopomofo,
+		1<<scLatin | 1<<scHan | 1<<scHangul,
+	} {
+		if seen&^ok == 0 {
+			return false
+		}
+	}
+	return seen&(seen-1) != 0
+}
+
+func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// looksLikeHost reports whether a userinfo's user part reads as a host
+// name with at least two labels ("www.example.com", "example.com") or an
+// IPv4 address: letters, digits and hyphens in dot-separated labels, the
+// last starting with a letter, or four decimal parts of up to 3 digits.
+func looksLikeHost(user string) bool {
+	if strings.IndexByte(user, '.') < 0 {
+		return false
+	}
+	labels, numeric := 0, 0
+	for len(user) > 0 {
+		i := strings.IndexByte(user, '.')
+		if i < 0 {
+			i = len(user)
+		}
+		label := user[:i]
+		if label == "" && i == len(user) && labels > 0 {
+			break // one trailing dot
+		}
+		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		digits := 0
+		for j := 0; j < len(label); j++ {
+			c := label[j]
+			if '0' <= c && c <= '9' {
+				digits++
+			} else if !('a' <= c|0x20 && c|0x20 <= 'z' || c == '-') {
+				return false
+			}
+		}
+		labels++
+		if digits == len(label) && len(label) <= 3 {
+			numeric++
+		}
+		if i == len(user) {
+			c := label[0]
+			return labels >= 2 && 'a' <= c|0x20 && c|0x20 <= 'z' || labels == 4 && numeric == 4
+		}
+		user = user[i+1:]
+	}
+	return labels >= 2
+}
+
+// pathWarnings checks the path for the §7.3 encodings.
+func pathWarnings(path string) Warnings {
+	var w Warnings
+	if strings.IndexByte(path, '%') < 0 {
+		return 0
+	}
+	for i := 0; i+2 < len(path); i++ {
+		if path[i] != '%' {
+			continue
+		}
+		switch pctByte(path, i) {
+		case 0:
+			w |= EncodedNUL
+		case '/':
+			w |= EncodedSlash
+		case '\\':
+			w |= EncodedBackslash
+		}
+	}
+	for len(path) > 0 {
+		i := strings.IndexByte(path, '/')
+		if i < 0 {
+			i = len(path)
+		}
+		seg := path[:i]
+		if strings.IndexByte(seg, '%') >= 0 && decodesToDots(seg) {
+			w |= EncodedDotSegment
+		}
+		if i == len(path) {
+			break
+		}
+		path = path[i+1:]
+	}
+	return w
+}
+
+// decodesToDots reports whether seg decodes to "." or "..".
+func decodesToDots(seg string) bool {
+	dots := 0
+	for i := 0; i < len(seg); {
+		var c byte
+		c, i = decodedAt(seg, i)
+		if c != '.' {
+			return false
+		}
+		dots++
+	}
+	return dots == 1 || dots == 2
+}
+
+// Redacted is what AppendRedacted writes in place of a password.
+const Redacted = "***"
+
+// AppendRedacted appends text to dst with the password of its userinfo,
+// if any, replaced by Redacted ("http://user:***@host/"), as §7.5 advises
+// for URIs shown to people. text need not be a valid URI (an error
+// message's echo of an invalid line is redacted too): the authority
+// follows the first "/" of text when that is a "//" with no "?" or "#"
+// before it, and ends at the next "/", "?", "#", "\", space or control
+// byte; the userinfo is what comes
+// before its last "@", and the password what follows the userinfo's first
+// ":". A text with no such password is appended unchanged.
+func AppendRedacted(dst, text []byte) []byte {
+	s, e, ok := FindPassword(text)
+	if !ok {
+		return append(dst, text...)
+	}
+	dst = append(dst, text[:s]...)
+	dst = append(dst, Redacted...)
+	return append(dst, text[e:]...)
+}
+
+// HasPassword reports whether AppendRedacted would change text.
+func HasPassword(text []byte) bool {
+	_, _, ok := FindPassword(text)
+	return ok
+}
+
+// FindPassword returns where the password AppendRedacted replaces is in
+// text (text[start:end]), and false when text has none.
+func FindPassword(text []byte) (start, end int, ok bool) {
+	at := -1
+	for i := 0; i < len(text); i++ {
+		if text[i] == '@' {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return 0, 0, false // the common case: one pass, no "@"
+	}
+	auth := -1
+	for i := 0; i+1 < len(text); i++ {
+		c := text[i]
+		if c == '?' || c == '#' {
+			return 0, 0, false
+		}
+		if c == '/' {
+			if text[i+1] == '/' {
+				auth = i + 2
+			}
+			break
+		}
+	}
+	if auth < 0 {
+		return 0, 0, false
+	}
+	last := -1
+	for i := auth; i < len(text); i++ {
+		c := text[i]
+		if c == '/' || c == '?' || c == '#' || c == '\\' || c <= ' ' {
+			break
+		}
+		if c == '@' {
+			last = i
+		}
+	}
+	if last < 0 {
+		return 0, 0, false
+	}
+	for i := auth; i < last; i++ {
+		if text[i] == ':' {
+			if i+1 == last {
+				return 0, 0, false // "user:@": nothing to hide
+			}
+			return i + 1, last, true
+		}
+	}
+	return 0, 0, false
+}
