@@ -130,7 +130,7 @@ test-bench-module:
 ## kernel on any amd64 CPU.
 FUZZ_TARGETS := .:FuzzAVX512Interpreted \
 	./fuzz:FuzzParseVsOracle ./fuzz:FuzzKernels ./fuzz:FuzzLineScanner ./fuzz:FuzzHighway \
-	./fuzz:FuzzNormalize ./fuzz:FuzzRepair ./fuzz:FuzzStream ./fuzz:FuzzLineLimit ./fuzz:FuzzExtract ./normalize:FuzzHints \
+	./fuzz:FuzzNormalize ./fuzz:FuzzRepair ./fuzz:FuzzStream ./fuzz:FuzzLineLimit ./fuzz:FuzzExtract ./fuzz:FuzzResolve ./normalize:FuzzHints \
 	./logformat:FuzzParseCombined ./logformat:FuzzCombinedRoundTrip ./logformat:FuzzJSONField
 fuzz:
 	GO=$(GO) .ci/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
