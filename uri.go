@@ -84,6 +84,7 @@ type uriFields struct {
 	hostType   HostType
 	portOK     bool // port fits in 16 bits
 	port       uint16
+	grammar    Grammar // the grammar that parsed it (rfc2396.go); RFC3986 is 0, as the batch assembly leaves it
 }
 
 // String returns the text the URI was parsed from.
@@ -157,6 +158,10 @@ func (u *URI) Authority() string {
 
 // HostType returns which kind of host the authority holds.
 func (u *URI) HostType() HostType { return u.hostType }
+
+// Grammar returns the grammar u was parsed with: RFC2396 for a URI from
+// RFC2396.Parse, else RFC3986.
+func (u *URI) Grammar() Grammar { return u.grammar }
 
 // PortNumber returns the port as a number. ok is false when the port is
 // undefined, empty, or larger than 65535 (port = *DIGIT allows any length).
