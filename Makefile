@@ -131,6 +131,7 @@ test-bench-module:
 FUZZ_TARGETS := .:FuzzAVX512Interpreted \
 	./fuzz:FuzzParseVsOracle ./fuzz:FuzzKernels ./fuzz:FuzzLineScanner ./fuzz:FuzzHighway \
 	./fuzz:FuzzNormalize ./fuzz:FuzzRepair ./fuzz:FuzzStream ./fuzz:FuzzLineLimit ./fuzz:FuzzExtract ./fuzz:FuzzResolve ./normalize:FuzzHints \
+	./fuzz:FuzzParse2396 ./fuzz:FuzzResolve2396 ./fuzz:FuzzW3lib ./fuzz:FuzzSafeBrowsing ./fuzz:FuzzSURT \
 	./logformat:FuzzParseCombined ./logformat:FuzzCombinedRoundTrip ./logformat:FuzzJSONField
 fuzz:
 	GO=$(GO) .ci/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)

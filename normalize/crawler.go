@@ -129,9 +129,9 @@ func (n *Normalizer) crawl(dst []byte, start int, h Heuristics) []byte {
 	if h&DropIndexPages != 0 {
 		seg := out[pathStart:]
 		if i := bytes.LastIndexByte(seg, '/'); i >= 0 {
-			last := string(seg[i+1:]) // small; compared, not kept
+			last := seg[i+1:]
 			for _, ip := range indexPages {
-				if strings.EqualFold(last, ip) {
+				if len(last) == len(ip) && equalFold(ip, last) {
 					out = out[:pathStart+i+1]
 					break
 				}

@@ -54,11 +54,16 @@ func TestCrawler(t *testing.T) {
 }
 
 func TestCrawlerZeroAllocs(t *testing.T) {
-	u, _ := uriscan.ParseString("http://www.Example.com:80/a//b/index.html?b=2&utm_source=x&a=1#top")
-	var n Normalizer
-	buf := n.Append(nil, &u, Crawler)
-	if a := testing.AllocsPerRun(100, func() { buf = n.Append(buf[:0], &u, Crawler) }); a != 0 {
-		t.Errorf("%v allocations per crawler Append", a)
+	for _, in := range []string{
+		"http://www.Example.com:80/a//b/index.html?b=2&utm_source=x&a=1#top",
+		"file://benchmark/async_hooks/async-local-storage-getstore-nested-run.js", // a last segment over 32 bytes
+	} {
+		u, _ := uriscan.ParseString(in)
+		var n Normalizer
+		buf := n.Append(nil, &u, Crawler)
+		if a := testing.AllocsPerRun(100, func() { buf = n.Append(buf[:0], &u, Crawler) }); a != 0 {
+			t.Errorf("%q: %v allocations per crawler Append", in, a)
+		}
 	}
 }
 

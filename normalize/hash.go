@@ -63,7 +63,7 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 // Clone returns a Hasher with h's key and level, for another goroutine:
 // the digests of both agree.
 func (h *Hasher) Clone() *Hasher {
-	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots, IPv6RFC5952: h.n.IPv6RFC5952}}
+	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots, IPv6RFC5952: h.n.IPv6RFC5952, W3lib: h.n.W3lib}}
 }
 
 // Config returns the Normalizer whose normal forms h hashes, to set its

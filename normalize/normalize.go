@@ -59,9 +59,17 @@ const (
 	// Heuristics field is zero) on top of Scheme. These are NOT RFC
 	// equivalences; see Heuristics.
 	Crawler
+	// SafeBrowsing is Google Safe Browsing's URL canonicalization
+	// (AppendSafeBrowsing): the lookup key of its blocklists, not an RFC
+	// equivalence (it unescapes everything, so "a%2Fb" and "a/b" are one).
+	// A Raw level.
+	SafeBrowsing
+	// W3lib is Python w3lib's canonicalize_url (AppendW3lib), on which
+	// Scrapy's request fingerprints are built. A Raw level.
+	W3lib
 )
 
-// String returns "syntax" or "scheme".
+// String returns "syntax", "scheme", "crawler", "safebrowsing" or "w3lib".
 func (l Level) String() string {
 	switch l {
 	case Syntax:
@@ -70,13 +78,22 @@ func (l Level) String() string {
 		return "scheme"
 	case Crawler:
 		return "crawler"
+	case SafeBrowsing:
+		return "safebrowsing"
+	case W3lib:
+		return "w3lib"
 	}
 	return "level(" + string(rune('0'+l)) + ")"
 }
 
-// ParseLevel parses "syntax", "scheme" or "crawler".
+// ParseLevel parses "syntax", "scheme", "crawler", "safebrowsing" or
+// "w3lib".
 func ParseLevel(s string) (Level, bool) {
 	switch s {
+	case "safebrowsing":
+		return SafeBrowsing, true
+	case "w3lib":
+		return W3lib, true
 	case "syntax":
 		return Syntax, true
 	case "scheme":
@@ -142,14 +159,21 @@ type Normalizer struct {
 	// address as ::ffff:a.b.c.d), as net/netip does. Off by default: it
 	// is another equivalence than RFC 3986's, which only lowercases.
 	IPv6RFC5952 bool
+	// W3lib are canonicalize_url's options at level W3lib.
+	W3lib W3libOptions
 
 	scratch []byte
 	params  [][]byte
 }
 
 // Append appends the normal form of u at level to dst and returns the
-// extended buffer. u must come from a successful uriscan parse.
+// extended buffer. u must come from a successful uriscan parse. At a Raw
+// level it is the owner's canonical form of u's text (AppendRaw), or u's
+// Scheme normal form when the owner refuses it.
 func (n *Normalizer) Append(dst []byte, u *uriscan.URI, level Level) []byte {
+	if level.Raw() {
+		return n.appendRawOrScheme(dst, u, level)
+	}
 	start := len(dst)
 	dst = n.appendScheme(dst, u, level)
 	if level >= Crawler {
@@ -173,6 +197,7 @@ func (n *Normalizer) appendScheme(dst []byte, u *uriscan.URI, level Level) []byt
 
 // appendChanged is appendScheme for a u that unchanged rejected.
 func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hints uint) []byte {
+	marks := u.Grammar() == uriscan.RFC2396
 	var scheme []byte // the lowercased scheme, in dst
 	if u.Has(uriscan.Scheme) {
 		start := len(dst)
@@ -183,13 +208,13 @@ func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hint
 	if u.HasAuthority() {
 		dst = append(dst, '/', '/')
 		if u.Has(uriscan.Userinfo) {
-			dst = appendPct(dst, u.Userinfo(), false)
+			dst = appendPct(dst, u.Userinfo(), false, marks)
 			dst = append(dst, '@')
 		}
 		if h := u.Host(); n.rewritesIPv6(u) {
 			dst = appendIPv6(dst, h)
 		} else {
-			dst = appendPct(dst, h, true)
+			dst = appendPct(dst, h, true, marks)
 		}
 		if u.Has(uriscan.Port) {
 			port := u.Port()
@@ -217,7 +242,7 @@ func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hint
 			dst = append(dst, path...)
 			break
 		}
-		n.scratch = appendPathPct(n.scratch[:0], path, n.KeepEncodedDots)
+		n.scratch = appendPathPct(n.scratch[:0], path, n.KeepEncodedDots, marks)
 		start := len(dst)
 		dst = uriscan.RemoveDotSegments(dst, unsafe.String(unsafe.SliceData(n.scratch), len(n.scratch)))
 		if !u.HasAuthority() && len(dst)-start >= 2 && dst[start] == '/' && dst[start+1] == '/' {
@@ -229,15 +254,15 @@ func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hint
 			dst[start], dst[start+1] = '/', '.'
 		}
 	default:
-		dst = appendPathPct(dst, path, n.KeepEncodedDots)
+		dst = appendPathPct(dst, path, n.KeepEncodedDots, marks)
 	}
 	if u.Has(uriscan.Query) {
 		dst = append(dst, '?')
-		dst = appendPct(dst, u.Query(), false)
+		dst = appendPct(dst, u.Query(), false, marks)
 	}
 	if u.Has(uriscan.Fragment) {
 		dst = append(dst, '#')
-		dst = appendPct(dst, u.Fragment(), false)
+		dst = appendPct(dst, u.Fragment(), false, marks)
 	}
 	return dst
 }
@@ -251,7 +276,7 @@ func (n *Normalizer) rewritesIPv6(u *uriscan.URI) bool {
 func appendIPv6(dst []byte, host string) []byte {
 	a, err := netip.ParseAddr(host[1 : len(host)-1])
 	if err != nil || !a.Is6() {
-		return appendPct(dst, host, true) // not expected: the grammar checked it
+		return appendPct(dst, host, true, false) // not expected: the grammar checked it
 	}
 	dst = append(dst, '[')
 	dst = a.AppendTo(dst)
@@ -272,9 +297,9 @@ func String(s string, level Level) (string, error) {
 // segment, a segment that would decode to "." or ".." keeps its encodings
 // ("%2E"): reference resolution (§5.2.4) reads "%2E" literally, so
 // decoding it changes how the URI resolves relative references.
-func appendPathPct(dst []byte, path string, keepDots bool) []byte {
+func appendPathPct(dst []byte, path string, keepDots, marks bool) []byte {
 	if !keepDots {
-		return appendPct(dst, path, false)
+		return appendPct(dst, path, false, marks)
 	}
 	for len(path) > 0 {
 		i := strings.IndexByte(path[1:], '/') + 1
@@ -285,7 +310,7 @@ func appendPathPct(dst []byte, path string, keepDots bool) []byte {
 		if strings.IndexByte(seg, '%') >= 0 && isDotSegment(seg) {
 			dst = appendPctKeep(dst, seg)
 		} else {
-			dst = appendPct(dst, seg, false)
+			dst = appendPct(dst, seg, false, marks)
 		}
 		path = path[i:]
 	}
@@ -432,7 +457,10 @@ const upperHex = "0123456789ABCDEF"
 // unreserved character is decoded, any other keeps its "%" and gets
 // uppercase hex digits (§6.2.2.1, §6.2.2.2). With lower, the rest of s is
 // lowercased (for the host), but never the hex digits of an encoding.
-func appendPct(dst []byte, s string, lower bool) []byte {
+// With marks (a URI parsed by the RFC 2396 grammar), the characters RFC
+// 2396 adds to unreserved ("mark": "!" "*" "'" "(" ")", which RFC 3986
+// moved to sub-delims) are decoded too.
+func appendPct(dst []byte, s string, lower, marks bool) []byte {
 	if strings.IndexByte(s, '%') < 0 {
 		if lower {
 			return appendLower(dst, s)
@@ -444,7 +472,7 @@ func appendPct(dst []byte, s string, lower bool) []byte {
 		if c == '%' && i+2 < len(s) { // a parsed URI has two hex digits here
 			b := unhex(s[i+1])<<4 | unhex(s[i+2])
 			i += 2
-			if classify.Table[b]&classify.Unreserved != 0 {
+			if classify.Table[b]&classify.Unreserved != 0 || marks && isMark2396(b) {
 				if lower {
 					b = toLower(b)
 				}
@@ -493,4 +521,12 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return 0
+}
+
+// isMark2396 reports whether c is one of RFC 2396's mark characters that
+// RFC 3986 made sub-delims: RFC 2396 §2.3 mark = "-" | "_" | "." | "!" |
+// "~" | "*" | "'" | "(" | ")", of which "-" "_" "." "~" are unreserved in
+// both.
+func isMark2396(c byte) bool {
+	return c == '!' || c == '*' || c == '\'' || c == '(' || c == ')'
 }

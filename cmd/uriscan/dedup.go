@@ -78,6 +78,14 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			files = []string{"-"}
 		}
 		params := seen.Params(nparams)
+		if e.sc.grammar != uriscan.RFC3986 {
+			params["grammar"] = e.sc.grammar.String()
+		}
+		if e.rep.redacts() {
+			// The keys are of the redacted forms (deduper.key): a store
+			// made with --show-passwords, or before, is refused, not mixed.
+			params["passwords"] = "redacted"
+		}
 		if persistent {
 			params["key-fingerprint"] = h.KeyFingerprint()
 		}
@@ -85,6 +93,10 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output, MaxLine: e.sc.ls.MaxLine()}}
 		d.summaryFile = *summary
 		d.repair = *repair
+		d.raw = lv.Raw()
+		if d.raw && (*repair || *extract) {
+			return e.usageError("dedup: --level "+lv.String()+" reads every line as its owner does: --repair and --extract do not apply", e.cmd)
+		}
 		if *repair && *extract {
 			return e.usageError("dedup: --repair and --extract do not go together (extract takes only valid URIs)", e.cmd)
 		}
@@ -174,6 +186,9 @@ type deduper struct {
 	fixed    []byte
 	fixedURI uriscan.URI
 	fixedRep normalize.Repairs
+	redacted []byte // key's scratch
+	raw      bool   // the level is Raw: lines go to rawKey
+	rawErr   string // why rawKey refused the last line
 	// summaryFile is --summary.
 	summaryFile string
 	has         []bool
@@ -337,10 +352,23 @@ func (d *deduper) rebuild(name string, n int64) error {
 	ls.SetMaxLine(d.e.sc.ls.MaxLine())
 	var keys []seen.Key
 	for ls.Scan() {
-		if !ls.Valid() {
+		if d.raw {
+			k, ok := d.rawKey(ls.Bytes())
+			if !ok {
+				return fmt.Errorf("--output %s: line %d is refused by --level %s: the file was changed; remove it and its checkpoint to start over", name, ls.Line(), d.h.Level())
+			}
+			keys = append(keys, k)
+		} else if g := d.e.sc.grammar; g != uriscan.RFC3986 {
+			u, err := g.Parse(ls.Bytes())
+			if err != nil {
+				return fmt.Errorf("--output %s: line %d is not a URI-reference by %s: the file was changed; remove it and its checkpoint to start over", name, ls.Line(), g)
+			}
+			keys = append(keys, d.key(&u))
+		} else if !ls.Valid() {
 			return fmt.Errorf("--output %s: line %d is not a URI-reference: the file was changed; remove it and its checkpoint to start over", name, ls.Line())
+		} else {
+			keys = append(keys, d.key(ls.URI()))
 		}
-		keys = append(keys, seen.Key(d.h.Sum(ls.URI())))
 		if len(keys) == 8192 {
 			if err := d.set.Insert(keys); err != nil {
 				return err
@@ -352,6 +380,36 @@ func (d *deduper) rebuild(name string, n int64) error {
 		return err
 	}
 	return d.set.Insert(keys)
+}
+
+// key is the seen-set key of u: the digest of its normal form as the
+// output shows it, the password redacted unless --show-passwords (so two
+// URIs that differ only in their password, written the same, are one;
+// and the key of a line read back from --output after a crash is the key
+// it was written with).
+func (d *deduper) key(u *uriscan.URI) seen.Key {
+	sum := d.h.Sum(u)
+	if _, _, ok := u.PasswordSpan(); ok && d.e.rep.redacts() {
+		d.redacted = redactTail(append(d.redacted[:0], d.h.Canonical()...), 0)
+		sum = d.h.SumBytes(d.redacted)
+	}
+	return seen.Key(sum)
+}
+
+// rawKey is key at a Raw level (safebrowsing, w3lib), for any line: the
+// digest of its owner's canonical form as shown; false, with the reason
+// in d.rawErr, when the owner refuses the line.
+func (d *deduper) rawKey(text []byte) (seen.Key, bool) {
+	c, err := d.h.Config().AppendRaw(d.redacted[:0], text, d.h.Level())
+	if err != nil {
+		d.rawErr = strings.TrimPrefix(err.Error(), "normalize: ")
+		return seen.Key{}, false
+	}
+	if d.e.rep.redacts() {
+		c = redactTail(c, 0)
+	}
+	d.redacted = c
+	return seen.Key(d.h.SumBytes(c)), true
 }
 
 // record takes one input line.
@@ -368,13 +426,19 @@ func (d *deduper) record(name string, s *recordScanner) {
 				d.ms = d.x.Append(d.ms[:0], s.Bytes())
 				for _, m := range d.ms {
 					u, _ := uriscan.Parse(s.Bytes()[m.Start:m.End])
-					d.replay = append(d.replay, seen.Key(d.h.Sum(&u)))
+					d.replay = append(d.replay, d.key(&u))
+				}
+			}
+		case d.raw && !blank:
+			if _, long := s.ls.TooLong(); !long {
+				if k, ok := d.rawKey(s.Bytes()); ok {
+					d.replay = append(d.replay, k)
 				}
 			}
 		case s.ParseError() == nil && !blank:
-			d.replay = append(d.replay, seen.Key(d.h.Sum(s.URI())))
+			d.replay = append(d.replay, d.key(s.URI()))
 		case d.repair && s.ParseError() != nil && d.repairLine(s):
-			d.replay = append(d.replay, seen.Key(d.h.Sum(&d.fixedURI)))
+			d.replay = append(d.replay, d.key(&d.fixedURI))
 		}
 		d.pos = pos
 		if !pos.before(d.replayTo) {
@@ -395,7 +459,7 @@ func (d *deduper) record(name string, s *recordScanner) {
 			b := s.Bytes()[m.Start:m.End]
 			u, _ := uriscan.Parse(b)
 			d.pending.URIs++
-			d.keys = append(d.keys, seen.Key(d.h.Sum(&u)))
+			d.keys = append(d.keys, d.key(&u))
 			d.text = appendURI(d.text, &u, d.e.rep.redacts())
 			d.text = append(d.text, '\n')
 			d.ends = append(d.ends, len(d.text))
@@ -403,11 +467,28 @@ func (d *deduper) record(name string, s *recordScanner) {
 		if len(d.keys) >= d.batchMax {
 			d.flush()
 		}
+	case d.raw && !long:
+		// A Raw level reads any line as its owner does.
+		k, ok := d.rawKey(s.Bytes())
+		if !ok {
+			s.perr = rawInvalid
+			d.pending.Invalid++
+			d.e.errw.Write(d.e.rep.appendLineReport(nil, name, int64(s.Line()), 0, []byte(d.rawErr), s.Bytes(), s.Len()))
+			break
+		}
+		s.perr = nil
+		d.keys = append(d.keys, k)
+		d.text = append(d.text, shownBytes(s.Bytes(), d.e.rep.redacts())...)
+		d.text = append(d.text, '\n')
+		d.ends = append(d.ends, len(d.text))
+		if len(d.keys) >= d.batchMax {
+			d.flush()
+		}
 	case s.ParseError() != nil && d.repaired(name, s):
 		// Taken in its repaired form (and still invalid for the exit
 		// status, as normalize --repair).
 		d.pending.Repaired++
-		d.keys = append(d.keys, seen.Key(d.h.Sum(&d.fixedURI)))
+		d.keys = append(d.keys, d.key(&d.fixedURI))
 		d.text = appendURI(d.text, &d.fixedURI, d.e.rep.redacts())
 		d.text = append(d.text, '\n')
 		d.ends = append(d.ends, len(d.text))
@@ -418,7 +499,7 @@ func (d *deduper) record(name string, s *recordScanner) {
 		d.pending.Invalid++
 		d.e.reportLine(name, s)
 	default:
-		d.keys = append(d.keys, seen.Key(d.h.Sum(s.URI())))
+		d.keys = append(d.keys, d.key(s.URI()))
 		d.text = appendURI(d.text, s.URI(), d.e.rep.redacts())
 		d.text = append(d.text, '\n')
 		d.ends = append(d.ends, len(d.text))

@@ -188,12 +188,10 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 					s.perr = nil // text, not a URI: only a line over the limit is invalid
 				}
 			}
-			if s.perr != nil {
-				e.invalid = true
-			}
 			fn(name, s)
 			e.prog.add(s.Len()+1, 1)
-			if s.perr != nil {
+			if s.perr != nil { // after fn, which may say otherwise (normalize at a Raw level)
+				e.invalid = true
 				if e.rep.invalid++; e.rep.max > 0 && e.rep.invalid >= e.rep.max {
 					e.rep.stopped, e.halt = true, true
 				}

@@ -18,6 +18,10 @@ type recordScanner struct {
 	fr   flushReader
 	perr *uriscan.Error // why the current line is not a URI-reference: nil or &errv
 	errv uriscan.Error  // (valid until the next Scan: its Input is the line's bytes)
+	// grammar is --grammar: RFC3986 (the LineScanner's parse, SIMD) or
+	// RFC2396 (each line parsed again by uriscan.RFC2396, into u).
+	grammar uriscan.Grammar
+	u       uriscan.URI
 	// beforeRead, if set, is called before each read of the input, so that
 	// output can be flushed for interactive use ("tail -f log | uriscan
 	// validate"); on files that is once per read buffer.
@@ -82,7 +86,29 @@ func (s *recordScanner) Scan() bool {
 	if s.ls.ParseErrorTo(&s.errv) {
 		s.perr = &s.errv
 	}
+	if s.grammar != uriscan.RFC3986 {
+		s.reparse()
+	}
 	return true
+}
+
+// reparse parses the line by s.grammar: a line over the limit stays
+// invalid as it is.
+func (s *recordScanner) reparse() {
+	if _, long := s.ls.TooLong(); long {
+		return
+	}
+	u, err := s.grammar.Parse(s.ls.Bytes())
+	s.u, s.perr = u, nil
+	if err != nil {
+		var e *uriscan.Error
+		if errors.As(err, &e) {
+			s.errv = *e
+		} else {
+			s.errv = uriscan.Error{Input: string(s.ls.Bytes()), Err: err}
+		}
+		s.perr = &s.errv
+	}
 }
 
 // Line returns the current line's number, counting from 1 in each input.
@@ -102,7 +128,12 @@ func (s *recordScanner) Len() int64 {
 }
 
 // URI returns the current line parsed; meaningful only if ParseError is nil.
-func (s *recordScanner) URI() *uriscan.URI { return s.ls.URI() }
+func (s *recordScanner) URI() *uriscan.URI {
+	if s.grammar != uriscan.RFC3986 {
+		return &s.u
+	}
+	return s.ls.URI()
+}
 
 // ParseError returns why the current line is not a URI-reference, or nil.
 func (s *recordScanner) ParseError() *uriscan.Error { return s.perr }

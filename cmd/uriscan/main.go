@@ -281,6 +281,13 @@ func (e *env) dispatch(args []string) int {
 				return e.usageError(c.name+": --max-errors must be 0 (no limit) or more", c)
 			}
 		}
+		if f := fs.Lookup("grammar"); f != nil {
+			g, ok := uriscan.ParseGrammar(f.Value.String())
+			if !ok {
+				return e.usageError(c.name+": --grammar must be rfc3986 or rfc2396, not "+strconv.Quote(f.Value.String()), c)
+			}
+			e.sc.grammar = g
+		}
 		if f := fs.Lookup("show-passwords"); f != nil {
 			e.rep.showPasswords = f.Value.(flag.Getter).Get().(bool)
 		}
@@ -354,6 +361,10 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 	switch c.name {
 	case "validate", "split", "normalize", "resolve", "dedup", "extract":
 		addShowPasswordsFlag(fs)
+	}
+	switch c.name {
+	case "validate", "split", "normalize", "resolve", "dedup":
+		fs.String("grammar", "rfc3986", "`rfc3986`, or rfc2396: RFC 2396 with RFC 2732's IPv6 literals, the grammar java.net.URI follows (docs/rfc2396.md lists the differences)")
 	}
 	switch c.name {
 	case "validate", "split", "normalize", "resolve":

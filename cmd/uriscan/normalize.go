@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"strconv"
+	"strings"
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
@@ -13,7 +14,10 @@ import (
 // setupNormalize: "uriscan normalize" writes each line's normal form.
 func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 	nf := addNormFlags(fs)
-	format := fs.String("format", "text", "`text` (one normal form per line) or jsonl (JSON with the hash)")
+	format := fs.String("format", "text", "`text` (one normal form per line), jsonl (JSON with the hash) or surt (each line's SURT key, as the Internet Archive's surt() computes it with its default canonicalization; --level does not apply)")
+	surtScheme := fs.Bool("surt-scheme", false, "with --format surt: write the scheme, \"http://(com,example,)/\" (surt's with_scheme)")
+	surtComma := fs.Bool("surt-trailing-comma", false, "with --format surt: a \",\" before the \")\" that ends the host (surt's trailing_comma)")
+	surtWWW := fs.Bool("surt-keep-www", false, "with --format surt: keep a leading \"www.\" label (surt's host_massage=False)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
 	workers := addWorkersFlag(fs)
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
@@ -27,8 +31,28 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 		case "text":
 		case "jsonl":
 			jsonl = true
+		case "surt":
+			for _, f := range []string{"level", "repair", "key-file", "grammar"} {
+				if isFlagSet(fs, f) {
+					return e.usageError("normalize: --format surt does its own canonicalization (surt's): --"+f+" does not apply", e.cmd)
+				}
+			}
+			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
+			return e.eachLine(files, *workers, func() lineFn {
+				var buf []byte
+				return func(k *sink, name string, s *recordScanner) {
+					buf = canonicalizeRaw(k, name, s, buf, func(dst, raw []byte) ([]byte, error) {
+						return normalize.AppendSURT(dst, raw, opts)
+					})
+				}
+			})
 		default:
-			return e.usageError("normalize: --format must be text or jsonl, not "+strconv.Quote(*format), e.cmd)
+			return e.usageError("normalize: --format must be text, jsonl or surt, not "+strconv.Quote(*format), e.cmd)
+		}
+		for _, f := range []string{"surt-scheme", "surt-trailing-comma", "surt-keep-www"} {
+			if isFlagSet(fs, f) {
+				return e.usageError("normalize: --"+f+" goes with --format surt", e.cmd)
+			}
 		}
 		h, code := e.hasher(*keyFile, lv)
 		if h == nil {
@@ -40,6 +64,10 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			var fixed []byte   // reused for every line
 			norm := h.Config() // the text format's: the Hasher's
 			return func(k *sink, name string, s *recordScanner) {
+				if lv.Raw() {
+					fixed = normalizeRaw(k, name, recordFile(files, name), s, h, lv, jsonl, fixed)
+					return
+				}
 				buf := k.out
 				perr := s.ParseError()
 				u := s.URI()
@@ -64,17 +92,18 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 				case jsonl && perr != nil:
 					buf = appendSplitInvalid(buf, recordFile(files, name), s.Line(), s.Bytes(), s.Len(), perr, k.rep.redacts())
 				case jsonl:
-					sum := h.Sum(u)
+					// The hash is of the normal form as shown (dedup's key).
+					sum, canon := h.Sum(u), h.Canonical()
+					if _, _, ok := u.PasswordSpan(); ok && k.rep.redacts() {
+						canon = uriscan.AppendRedacted(nil, canon)
+						sum = h.SumBytes(canon)
+					}
 					buf = appendRecordStart(buf, recordFile(files, name))
 					buf = strconv.AppendInt(buf, int64(s.Line()), 10)
 					buf = append(buf, `,"valid":true,"input":`...)
 					buf = appendJSONString(buf, view(shownBytes(s.Bytes(), k.rep.redacts())))
 					buf = append(buf, `,"normalized":`...)
-					if _, _, ok := u.PasswordSpan(); ok && k.rep.redacts() {
-						buf = appendJSONString(buf, view(uriscan.AppendRedacted(nil, h.Canonical())))
-					} else {
-						buf = appendJSONString(buf, view(h.Canonical()))
-					}
+					buf = appendJSONString(buf, view(canon))
 					buf = append(buf, `,"hash":"`...)
 					buf = hex.AppendEncode(buf, sum[:])
 					buf = append(buf, '"')
@@ -87,6 +116,79 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			}
 		})
 	}
+}
+
+// rawInvalid marks a line a Raw level refused (see normalizeRaw).
+var rawInvalid = &uriscan.Error{Err: errors.New("refused by the level")}
+
+// normalizeRaw is normalize at a Raw level (safebrowsing, w3lib): the
+// line's bytes as the level's owner reads them, valid RFC 3986 or not;
+// only a line over the limit or one the owner refuses is invalid (then
+// s.ParseError is rawInvalid, for the counts). buf is scratch, returned.
+func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Hasher, lv normalize.Level, jsonl bool, buf []byte) []byte {
+	if _, long := s.ls.TooLong(); long {
+		k.reportLine(name, s)
+		if jsonl {
+			k.out = appendSplitInvalid(k.out, file, s.Line(), s.Bytes(), s.Len(), s.ParseError(), k.rep.redacts())
+		}
+		k.out = append(k.out, '\n')
+		return buf
+	}
+	s.perr = nil
+	buf, err := h.Config().AppendRaw(buf[:0], s.Bytes(), lv)
+	if err != nil {
+		reason := strings.TrimPrefix(err.Error(), "normalize: ")
+		k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(reason), s.Bytes(), s.Len())
+		if jsonl {
+			b := appendRecordStart(k.out, file)
+			b = strconv.AppendInt(b, int64(s.Line()), 10)
+			b = append(b, `,"input":`...)
+			b = appendJSONString(b, view(shownBytes(s.Bytes(), k.rep.redacts())))
+			b = append(b, `,"valid":false,"error":{"offset":0,"reason":`...)
+			b = appendJSONString(b, reason)
+			k.out = append(b, "}}"...)
+		}
+		k.out = append(k.out, '\n')
+		s.perr = rawInvalid
+		return buf
+	}
+	shown := shownBytes(buf, k.rep.redacts())
+	if !jsonl {
+		k.out = append(append(k.out, shown...), '\n')
+		return buf
+	}
+	sum := h.SumBytes(buf)
+	b := appendRecordStart(k.out, file)
+	b = strconv.AppendInt(b, int64(s.Line()), 10)
+	b = append(b, `,"valid":true,"input":`...)
+	b = appendJSONString(b, view(shownBytes(s.Bytes(), k.rep.redacts())))
+	b = append(b, `,"normalized":`...)
+	b = appendJSONString(b, view(shown))
+	b = append(b, `,"hash":"`...)
+	b = hex.AppendEncode(b, sum[:])
+	k.out = append(b, "\"}\n"...)
+	return buf
+}
+
+// canonicalizeRaw writes, as normalizeRaw does in text, what canon makes
+// of s's line, any bytes: for --format surt.
+func canonicalizeRaw(k *sink, name string, s *recordScanner, buf []byte, canon func(dst, raw []byte) ([]byte, error)) []byte {
+	if _, long := s.ls.TooLong(); long {
+		k.reportLine(name, s)
+		k.out = append(k.out, '\n')
+		return buf
+	}
+	s.perr = nil
+	buf, err := canon(buf[:0], s.Bytes())
+	if err != nil {
+		reason := strings.TrimPrefix(err.Error(), "normalize: ")
+		k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(reason), s.Bytes(), s.Len())
+		k.out = append(k.out, '\n')
+		s.perr = rawInvalid
+		return buf
+	}
+	k.out = append(append(k.out, shownBytes(buf, k.rep.redacts())...), '\n')
+	return buf
 }
 
 // appendRepaired appends ,"repaired":{"trimmed":N,"backslashes":N,"encoded":N,"idna":N}.

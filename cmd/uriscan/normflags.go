@@ -38,7 +38,7 @@ var heuristicFlags = []struct {
 
 func addNormFlags(fs *flag.FlagSet) *normFlags {
 	f := &normFlags{
-		level:    fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2), scheme (§6.2.2 and §6.2.3) or crawler (scheme and every non-RFC heuristic below; with heuristic flags, only those)"),
+		level:    fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2), scheme (§6.2.2 and §6.2.3), crawler (scheme and every non-RFC heuristic below; with heuristic flags, only those), safebrowsing (Google Safe Browsing's canonicalization) or w3lib (Python w3lib's canonicalize_url, as Scrapy fingerprints requests); the last two read any line as their owner does"),
 		keepDots: fs.Bool("keep-encoded-dots", false, "keep a path segment written %2E or %2E%2E encoded instead of removing it as a dot segment (RFC 3986 §6.2.2's order), so that normal forms resolve references as the original does"),
 		ipv6:     fs.Bool("ipv6-rfc5952", false, "write IPv6 hosts in RFC 5952's text form (compressed, lower case), as net/netip does: another equivalence than RFC 3986's"),
 	}
@@ -55,7 +55,20 @@ func addNormFlags(fs *flag.FlagSet) *normFlags {
 func (f *normFlags) config(fs *flag.FlagSet, cmd string) (normalize.Level, normalize.Normalizer, map[string]string, string) {
 	lv, ok := normalize.ParseLevel(*f.level)
 	if !ok {
-		return 0, normalize.Normalizer{}, nil, cmd + ": --level must be syntax, scheme or crawler, not " + strconv.Quote(*f.level)
+		return 0, normalize.Normalizer{}, nil, cmd + ": --level must be syntax, scheme, crawler, safebrowsing or w3lib, not " + strconv.Quote(*f.level)
+	}
+	if lv.Raw() {
+		for _, name := range []string{"keep-encoded-dots", "ipv6-rfc5952", "strip-param"} {
+			if isFlagSet(fs, name) {
+				return 0, normalize.Normalizer{}, nil, cmd + ": --" + name + " applies to the RFC levels and crawler, not --level " + *f.level + " (which is its owner's canonicalization, exactly)"
+			}
+		}
+		for i, h := range heuristicFlags {
+			if *f.heuristics[i] {
+				return 0, normalize.Normalizer{}, nil, cmd + ": --" + h.name + " applies at --level crawler, not " + *f.level + " (which is its owner's canonicalization, exactly)"
+			}
+		}
+		return lv, normalize.Normalizer{}, map[string]string{"level": lv.String()}, ""
 	}
 	n := normalize.Normalizer{KeepEncodedDots: *f.keepDots, IPv6RFC5952: *f.ipv6}
 	var names []string

@@ -98,11 +98,12 @@ func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 			e.drain(&k)
 		})
 	}
-	maxLine := e.sc.ls.MaxLine()
+	maxLine, grammar := e.sc.ls.MaxLine(), e.sc.grammar
 	return e.parallel(files, max(workers, 1), false, func(p *pipeline) func(c *chunk) {
 		fn := newFn()
 		var s recordScanner
 		s.ls.SetMaxLine(maxLine)
+		s.grammar = grammar
 		return func(c *chunk) {
 			s.ls.ResetBytes(c.data)
 			s.ls.StartAt(c.off, c.line)
@@ -1005,6 +1006,7 @@ func (p *pipeline) longLine(c *chunk, have int, r io.Reader) (*chunk, int, bool)
 	if p.longFn == nil {
 		p.longFn = p.newFn()
 		p.ls.ls.SetMaxLine(p.maxLine)
+		p.ls.grammar = p.e.sc.grammar
 	}
 	nr := &untilNewline{r: r}
 	s := &p.ls

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,13 +26,33 @@ func TestRedaction(t *testing.T) {
 		{[]string{"normalize", "--repair"}, []string{"http://u:***@h/a\n", "http://u:***@h/%20b\n"}},
 		{[]string{"dedup"}, []string{"http://u:***@h/a\n"}},
 		{[]string{"dedup", "--repair"}, []string{"http://u:***@h/a\n", "http://u:***@h/%20b\n"}},
+		{[]string{"dedup", "--output", "OUT"}, []string{"http://u:***@h/a\n"}},
 		{[]string{"resolve", "--base", "http://x/"}, []string{"http://u:***@h/a\n"}},
 		{[]string{"resolve", "--base", "http://v:" + secret + "@x/d/"}, []string{"http://u:***@h/a\n"}},
 		{[]string{"extract"}, []string{"http://u:***@h/a\n", "http://u:***@h/\n"}},
 		{[]string{"extract", "--format", "jsonl"}, []string{`"uri":"http://u:***@h/a"`}},
 	} {
-		_, out, errs := cli(t, in, tc.args...)
-		all := out + errs
+		// "OUT" is an --output file, read back with the output.
+		outFile := ""
+		run := func(extra ...string) string {
+			args := append([]string(nil), tc.args...)
+			for i, a := range args {
+				if a == "OUT" {
+					outFile = filepath.Join(t.TempDir(), "out")
+					args[i] = outFile
+				}
+			}
+			_, out, errs := cli(t, in, append(args, extra...)...)
+			if outFile != "" {
+				b, err := os.ReadFile(outFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out += string(b)
+			}
+			return out + errs
+		}
+		all := run()
 		if strings.Contains(all, secret) {
 			t.Errorf("%v: the password shows:\n%s", tc.args, all)
 		}
@@ -40,8 +62,7 @@ func TestRedaction(t *testing.T) {
 			}
 		}
 		// --show-passwords writes the password where *** was.
-		_, out, errs = cli(t, in, append(tc.args, "--show-passwords")...)
-		all = out + errs
+		all = run("--show-passwords")
 		for _, w := range tc.want {
 			if w = strings.ReplaceAll(w, "***", secret); !strings.Contains(all, w) {
 				t.Errorf("%v --show-passwords: no %q in:\n%s", tc.args, w, all)
@@ -52,17 +73,39 @@ func TestRedaction(t *testing.T) {
 	if _, out, _ := cli(t, "g\n", "resolve", "--base", "http://v:"+secret+"@x/d/"); out != "http://v:***@x/d/g\n" {
 		t.Errorf("resolve against a base with a password: %q", out)
 	}
-	// The hash is the URI's as written: the same with and without.
-	_, a, _ := cli(t, "http://u:p@h/\n", "normalize", "--format", "jsonl", "--key-file", writeFile(t, "k", strings.Repeat("ab", 32)))
-	_, b, _ := cli(t, "http://u:p@h/\n", "normalize", "--format", "jsonl", "--show-passwords", "--key-file", writeFile(t, "k2", strings.Repeat("ab", 32)))
-	ha, hb := a[strings.Index(a, `"hash"`):], b[strings.Index(b, `"hash"`):]
-	if ha != hb {
-		t.Errorf("hashes differ: %s vs %s", ha, hb)
+	// The hash is of the normal form as shown: with the password
+	// redacted, that of "http://u:***@h/" (dedup's key); with
+	// --show-passwords, that of the URI as written.
+	key := writeFile(t, "k", strings.Repeat("ab", 32))
+	hash := func(in string, args ...string) string {
+		_, out, _ := cli(t, in, append([]string{"normalize", "--format", "jsonl", "--key-file", key}, args...)...)
+		i := strings.Index(out, `"hash":"`)
+		if i < 0 {
+			t.Fatalf("no hash in %q", out)
+		}
+		return out[i : i+8+32]
 	}
-	// Two URIs that differ only in their password are two URIs to dedup,
-	// though they show the same.
-	if _, out, _ := cli(t, "http://u:a@h/\nhttp://u:b@h/\n", "dedup"); out != "http://u:***@h/\nhttp://u:***@h/\n" {
+	if a, b := hash("http://u:p@h/\n"), hash("http://u:***@h/\n", "--show-passwords"); a != b {
+		t.Errorf("redacted: %s, want the hash of the redacted form %s", a, b)
+	}
+	if a, b := hash("http://u:p@h/\n", "--show-passwords"), hash("http://u:***@h/\n", "--show-passwords"); a == b {
+		t.Errorf("--show-passwords: the hash of the redacted form %s", a)
+	}
+	// Two URIs that differ only in their password are one to dedup, as
+	// shown; two with --show-passwords.
+	if _, out, _ := cli(t, "http://u:a@h/\nhttp://u:b@h/\n", "dedup"); out != "http://u:***@h/\n" {
 		t.Errorf("dedup: %q", out)
+	}
+	if _, out, _ := cli(t, "http://u:a@h/\nhttp://u:b@h/\n", "dedup", "--show-passwords"); out != "http://u:a@h/\nhttp://u:b@h/\n" {
+		t.Errorf("dedup --show-passwords: %q", out)
+	}
+	// A disk store records which keys it holds.
+	store := "disk:" + t.TempDir() + "/seen"
+	if code, _, errs := cli(t, "http://u:a@h/\n", "dedup", "--store", store, "--key-file", key); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := cli(t, "http://u:a@h/\n", "dedup", "--store", store, "--key-file", key, "--show-passwords"); code != 2 || !strings.Contains(errs, "passwords") {
+		t.Errorf("a store of redacted keys used with --show-passwords: exit %d, %q", code, errs)
 	}
 	// A path's "//" and "@" are not userinfo.
 	if _, out, _ := cli(t, "foo:x//u:p@h\n", "normalize"); out != "foo:x//u:p@h\n" {

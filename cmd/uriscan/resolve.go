@@ -17,7 +17,7 @@ func setupResolve(fs *flag.FlagSet) func(*env, []string) int {
 		if !isFlagSet(fs, "base") {
 			return e.usageError("resolve: --base is required", e.cmd)
 		}
-		b, err := uriscan.ParseString(*base)
+		b, err := e.sc.grammar.ParseString(*base)
 		if err != nil {
 			msg := "resolve: --base " + strconv.Quote(*base) + " is not a URI"
 			if perr, ok := err.(*uriscan.Error); ok {
@@ -29,6 +29,9 @@ func setupResolve(fs *flag.FlagSet) func(*env, []string) int {
 			return e.usageError("resolve: --base "+strconv.Quote(*base)+" is not absolute: it needs a scheme (RFC 3986 §5.2.1)", e.cmd)
 		}
 		var flags uriscan.ResolveFlags
+		if *nonStrict && e.sc.grammar == uriscan.RFC2396 {
+			return e.usageError("resolve: --non-strict is RFC 3986's (§5.2.2); RFC 2396 §5.2 has no such choice", e.cmd)
+		}
 		if *nonStrict {
 			flags |= uriscan.NonStrict
 		}
@@ -36,7 +39,7 @@ func setupResolve(fs *flag.FlagSet) func(*env, []string) int {
 			return func(k *sink, name string, s *recordScanner) {
 				if s.ParseError() != nil {
 					k.reportLine(name, s)
-				} else if out, err := uriscan.Resolve(k.out, &b, s.URI(), flags); err != nil {
+				} else if out, err := resolveWith(e.sc.grammar, k.out, &b, s.URI(), flags); err != nil {
 					// Not expected: the base was checked above.
 					k.ioError(name + ":" + strconv.Itoa(s.Line()) + ": " + err.Error())
 				} else {
@@ -53,4 +56,13 @@ func isFlagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// resolveWith resolves ref against base by the grammar's algorithm: RFC
+// 3986 §5.2, or RFC 2396 §5.2 (which keeps ".." segments above the root).
+func resolveWith(g uriscan.Grammar, dst []byte, base, ref *uriscan.URI, flags uriscan.ResolveFlags) ([]byte, error) {
+	if g == uriscan.RFC2396 {
+		return uriscan.ResolveRFC2396(dst, base, ref)
+	}
+	return uriscan.Resolve(dst, base, ref, flags)
 }

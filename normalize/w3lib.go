@@ -1,0 +1,1155 @@
+package normalize
+
+// This file ports w3lib.url.canonicalize_url (python3-w3lib 2.1.1, the
+// canonical form behind Scrapy's request fingerprints) with the Python 3.11
+// urllib.parse semantics it relies on. See AppendW3lib.
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+)
+
+// W3libOptions are canonicalize_url's keyword arguments; the zero value
+// means its defaults (keep_blank_values=True, keep_fragments=False,
+// encoding=None, that is UTF-8).
+type W3libOptions struct {
+	// KeepFragments is keep_fragments=True: the fragment is kept (quoted).
+	KeepFragments bool
+	// DropBlankValues is keep_blank_values=False: query arguments with an
+	// empty value ("a=" or a bare "a") are removed.
+	DropBlankValues bool
+}
+
+// The errors AppendW3lib returns, one for each way canonicalize_url raises
+// on a str argument. Each is returned as is (compare with ==).
+var (
+	// ErrW3libNotUTF8: raw is not UTF-8. canonicalize_url takes a str; a
+	// bytes argument with such bytes raises UnicodeDecodeError.
+	ErrW3libNotUTF8 = errors.New("normalize: w3lib: input is not UTF-8 (Python: UnicodeDecodeError)")
+	// ErrW3libInvalidIPv6: urlsplit's ValueError for a netloc with one
+	// bracket but not the other, text before "[" or between "]" and ":",
+	// or a bracketed host that is neither an IPv6 address (scope allowed)
+	// nor an IPvFuture "v<hex>.<any>" ("Invalid IPv6 URL", "An IPv4 address
+	// cannot be in brackets", "IPvFuture address is invalid", "... does not
+	// appear to be an IPv4 or IPv6 address").
+	ErrW3libInvalidIPv6 = errors.New("normalize: w3lib: Invalid IPv6 URL (Python: ValueError)")
+	// ErrW3libNetlocNFKC: urlsplit's ValueError for a netloc holding a
+	// character whose NFKC form has one of "/?#@:" (U+FF0F, U+2100, ...).
+	ErrW3libNetlocNFKC = errors.New("normalize: w3lib: netloc contains invalid characters under NFKC normalization (Python: ValueError)")
+)
+
+// AppendW3lib appends w3lib.url.canonicalize_url(raw) to dst, as
+// python3-w3lib 2.1.1 on Python 3.11 computes it for the str that raw's
+// UTF-8 bytes spell, and returns the extended buffer:
+//
+//   - _strip: C0 controls and space (U+0000..U+0020) are trimmed at both
+//     ends, tab, CR and LF removed everywhere;
+//   - urlparse: the scheme is the text before the first ":" when it starts
+//     with an ASCII letter and holds only letters, digits, "+-." (lowered;
+//     so "localhost:80/x" has scheme "localhost"); "//" opens a netloc up
+//     to the first "/?#"; "#" and then "?" split off fragment and query;
+//     for the schemes of uses_params (and none) a ";" in the last path
+//     segment starts the params;
+//   - the netloc is encoded with Python's "idna" codec (IDNA 2003: RFC
+//     3490 ToASCII on every dot-separated label of the whole netloc, user
+//     information and port included, kept unchanged when that raises), then
+//     lowered (str.lower) and stripped of trailing ":";
+//   - path: "%2F" and "%3F" (any case) stay encoded, every other %XX is
+//     decoded and the bytes re-quoted with RFC 3986 reserved, unreserved,
+//     "|" and "%" safe, so escapes come out upper-case and a lone "%" stays;
+//     an empty path becomes "/";
+//   - the query is split on "&" and ";", every name=value decoded ("+" is
+//     a space, %XX a byte), the pairs sorted by name then value as bytes,
+//     and written back with urlencode (quote_plus: only A-Za-z0-9_.-~ kept,
+//     space as "+"), blank values kept unless DropBlankValues;
+//   - params (and the fragment, with KeepFragments) are quoted with the
+//     same safe set as the path plus "#"; the fragment is dropped otherwise;
+//   - urlunparse puts the parts together ("//" is written when there is a
+//     netloc, or for a scheme of uses_netloc whose path does not start
+//     with "//").
+//
+// It returns dst unchanged and an error where Python raises: ErrW3libNotUTF8,
+// ErrW3libInvalidIPv6 or ErrW3libNetlocNFKC. It never panics.
+//
+// Where it can differ from Python: only in netlocs with characters beyond
+// ASCII. Python's nameprep uses Unicode 3.2 tables (with today's lower-case
+// and combining classes); here golang.org/x/net/idna's UTS #46 transitional
+// mapping (Unicode 15: Go 1.27 moves x/net to 17) does the mapping and
+// normalization, corrected by tables taken from Python: the code points
+// unassigned in 3.2, which nameprep passes through, and the 166 it maps
+// otherwise than UTS #46 (Georgian and Cherokee capitals, U+2024, U+2488
+// "1.", ...), plus the IDNA 2003 bidi rule (RFC 3454 D.1/D.2). Every code
+// point alone gives what Python gives (all 1,111,936: TestW3libCodePoints
+// with URISCAN_W3LIB_ALLCP=1); sequences
+// whose normalization differs between the two (compositions of characters
+// UTS #46 disallows but nameprep allows, say) may not. A netloc kept as is
+// is lowered like str.lower (simple case mapping, plus U+0130 and the
+// final sigma).
+func AppendW3lib(dst, raw []byte, opts W3libOptions) ([]byte, error) {
+	if !utf8.Valid(raw) {
+		return dst, ErrW3libNotUTF8
+	}
+	sc := w3libPool.Get().(*w3libScratch)
+	defer w3libPool.Put(sc)
+	s := w3libStrip(raw, sc)
+
+	// urlsplit
+	var scheme []byte
+	rest := s
+	if i := bytes.IndexByte(s, ':'); i > 0 && w3libIsAlpha(s[0]) && w3libSchemeChars(s[:i]) {
+		sc.scheme = append(sc.scheme[:0], s[:i]...)
+		for j, c := range sc.scheme {
+			if 'A' <= c && c <= 'Z' {
+				sc.scheme[j] = c + 'a' - 'A'
+			}
+		}
+		scheme = sc.scheme
+		rest = s[i+1:]
+	}
+	var netloc []byte
+	if len(rest) >= 2 && rest[0] == '/' && rest[1] == '/' {
+		end := 2
+		for end < len(rest) && rest[end] != '/' && rest[end] != '?' && rest[end] != '#' {
+			end++
+		}
+		netloc, rest = rest[2:end], rest[end:]
+		open, close := bytes.IndexByte(netloc, '[') >= 0, bytes.IndexByte(netloc, ']') >= 0
+		if open != close {
+			return dst, ErrW3libInvalidIPv6
+		}
+		if open && !w3libBracketedOK(netloc) {
+			return dst, ErrW3libInvalidIPv6
+		}
+	}
+	var fragment []byte
+	if i := bytes.IndexByte(rest, '#'); i >= 0 {
+		fragment, rest = rest[i+1:], rest[:i]
+	}
+	var query []byte
+	if i := bytes.IndexByte(rest, '?'); i >= 0 {
+		query, rest = rest[i+1:], rest[:i]
+	}
+	asciiNetloc := w3libASCII(netloc)
+	if !asciiNetloc && w3libNFKCBad(netloc) {
+		return dst, ErrW3libNetlocNFKC
+	}
+	// urlparse: params
+	path := rest
+	var params []byte
+	if w3libIn(scheme, w3libUsesParams) && bytes.IndexByte(path, ';') >= 0 {
+		from := 0
+		if j := bytes.LastIndexByte(path, '/'); j >= 0 {
+			from = j
+		}
+		if j := bytes.IndexByte(path[from:], ';'); j >= 0 {
+			params, path = path[from+j+1:], path[:from+j]
+		}
+	}
+
+	// netloc: idna, lower, rstrip(":")
+	h := sc.host[:0]
+	if asciiNetloc {
+		h = w3libLowerASCII(h, netloc)
+	} else if enc, ok := w3libIDNA(h, netloc); ok {
+		h = w3libLowerASCII(enc[:0], enc)
+	} else {
+		h = w3libPyLower(enc[:0], netloc)
+	}
+	for len(h) > 0 && h[len(h)-1] == ':' {
+		h = h[:len(h)-1]
+	}
+	sc.host = h
+
+	// path (_safe_ParseResult's quote, then _unquotepath and quote again)
+	p := sc.path[:0]
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		if c == '%' && i+2 < len(path) && w3libHexVal[path[i+1]] >= 0 && w3libHexVal[path[i+2]] >= 0 {
+			v := byte(w3libHexVal[path[i+1]]<<4 | w3libHexVal[path[i+2]])
+			i += 2
+			if v == '/' || v == '?' || w3libSafe[v]&w3libPathSafe == 0 {
+				p = append(p, '%', w3libUpperHex[v>>4], w3libUpperHex[v&15])
+			} else {
+				p = append(p, v)
+			}
+			continue
+		}
+		p = w3libQuoteByte(p, c, w3libPathSafe)
+	}
+	if len(p) == 0 {
+		p = append(p, '/')
+	}
+	if len(params) > 0 {
+		p = append(p, ';')
+		p = w3libQuote(p, params, w3libAllSafe)
+	}
+	sc.path = p
+
+	// query: parse_qsl_to_bytes, sort, urlencode
+	sc.pairs, sc.qbuf = w3libParseQuery(sc.pairs[:0], sc.qbuf[:0], query, !opts.DropBlankValues)
+	pairs, qb := sc.pairs, sc.qbuf
+	if len(pairs) > 1 {
+		slices.SortFunc(pairs, func(a, b w3libPair) int {
+			if c := bytes.Compare(qb[a.ns:a.ne], qb[b.ns:b.ne]); c != 0 {
+				return c
+			}
+			return bytes.Compare(qb[a.ne:a.ve], qb[b.ne:b.ve])
+		})
+	}
+
+	// urlunparse
+	if len(scheme) > 0 {
+		dst = append(dst, scheme...)
+		dst = append(dst, ':')
+	}
+	if len(h) > 0 || (len(scheme) > 0 && w3libIn(scheme, w3libUsesNetloc) && !(len(p) >= 2 && p[0] == '/' && p[1] == '/')) {
+		dst = append(dst, '/', '/')
+		dst = append(dst, h...)
+		if p[0] != '/' {
+			dst = append(dst, '/')
+		}
+	}
+	dst = append(dst, p...)
+	for i, kv := range pairs {
+		if i == 0 {
+			dst = append(dst, '?')
+		} else {
+			dst = append(dst, '&')
+		}
+		dst = w3libQuotePlus(dst, qb[kv.ns:kv.ne])
+		dst = append(dst, '=')
+		dst = w3libQuotePlus(dst, qb[kv.ne:kv.ve])
+	}
+	if opts.KeepFragments && len(fragment) > 0 {
+		dst = append(dst, '#')
+		dst = w3libQuote(dst, fragment, w3libAllSafe)
+	}
+	return dst, nil
+}
+
+type w3libPair struct{ ns, ne, ve int }
+
+type w3libScratch struct {
+	in, scheme, host, path, qbuf []byte
+	pairs                        []w3libPair
+}
+
+var w3libPool = sync.Pool{New: func() any { return new(w3libScratch) }}
+
+// w3libStrip is w3lib's _strip: trim C0 controls and space at both ends,
+// drop tab, LF and CR (urlsplit drops them too).
+func w3libStrip(raw []byte, sc *w3libScratch) []byte {
+	i, j := 0, len(raw)
+	for i < j && raw[i] <= ' ' {
+		i++
+	}
+	for j > i && raw[j-1] <= ' ' {
+		j--
+	}
+	s := raw[i:j]
+	for k, c := range s {
+		if c == '\t' || c == '\n' || c == '\r' {
+			b := append(sc.in[:0], s[:k]...)
+			for _, c := range s[k+1:] {
+				if c != '\t' && c != '\n' && c != '\r' {
+					b = append(b, c)
+				}
+			}
+			sc.in = b
+			return b
+		}
+	}
+	return s
+}
+
+func w3libIsAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// w3libSchemeChars reports whether b holds only urllib's scheme_chars.
+func w3libSchemeChars(b []byte) bool {
+	for _, c := range b {
+		if !w3libIsAlpha(c) && !('0' <= c && c <= '9') && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func w3libASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	w3libUsesParams = []string{"", "ftp", "hdl", "prospero", "http", "imap",
+		"https", "shttp", "rtsp", "rtspu", "sip", "sips", "mms", "sftp", "tel"}
+	w3libUsesNetloc = []string{"", "ftp", "http", "gopher", "nntp", "telnet",
+		"imap", "wais", "file", "mms", "https", "shttp", "snews", "prospero",
+		"rtsp", "rtspu", "rsync", "svn", "svn+ssh", "sftp", "nfs", "git",
+		"git+ssh", "ws", "wss"}
+)
+
+func w3libIn(scheme []byte, list []string) bool {
+	for _, s := range list {
+		if string(scheme) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Byte classes of the quote calls: the safe sets of _path_safe_chars,
+// _safe_chars (both with "%") and quote_plus's safe="" (always safe only).
+const (
+	w3libPathSafe = 1 << iota
+	w3libAllSafe
+	w3libPlusSafe
+)
+
+var w3libSafe = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		if 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '-' || b == '.' || b == '_' || b == '~' {
+			t[c] = w3libPathSafe | w3libAllSafe | w3libPlusSafe
+		}
+	}
+	for _, b := range []byte(":/?[]@!$&'()*+,;=|%") {
+		t[b] = w3libPathSafe | w3libAllSafe
+	}
+	t['#'] = w3libAllSafe
+	return t
+}()
+
+var w3libHexVal = func() (t [256]int8) {
+	for c := range t {
+		t[c] = -1
+	}
+	for i, c := range []byte("0123456789abcdef") {
+		t[c] = int8(i)
+	}
+	for i, c := range []byte("ABCDEF") {
+		t[c] = int8(10 + i)
+	}
+	return t
+}()
+
+const w3libUpperHex = "0123456789ABCDEF"
+
+func w3libQuoteByte(dst []byte, c byte, class uint8) []byte {
+	if w3libSafe[c]&class != 0 {
+		return append(dst, c)
+	}
+	return append(dst, '%', w3libUpperHex[c>>4], w3libUpperHex[c&15])
+}
+
+// w3libQuote is quote(b, safe) for the safe sets with "%".
+func w3libQuote(dst, b []byte, class uint8) []byte {
+	for _, c := range b {
+		dst = w3libQuoteByte(dst, c, class)
+	}
+	return dst
+}
+
+// w3libQuotePlus is urlencode's quote_plus(b, safe="") on bytes.
+func w3libQuotePlus(dst, b []byte) []byte {
+	for _, c := range b {
+		if c == ' ' {
+			dst = append(dst, '+')
+		} else {
+			dst = w3libQuoteByte(dst, c, w3libPlusSafe)
+		}
+	}
+	return dst
+}
+
+func w3libLowerASCII(dst, b []byte) []byte {
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// w3libUnquotePlus appends unquote_to_bytes(b.replace("+", " ")).
+func w3libUnquotePlus(dst, b []byte) []byte {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '+':
+			c = ' '
+		case c == '%' && i+2 < len(b) && w3libHexVal[b[i+1]] >= 0 && w3libHexVal[b[i+2]] >= 0:
+			c = byte(w3libHexVal[b[i+1]]<<4 | w3libHexVal[b[i+2]])
+			i += 2
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// w3libParseQuery is parse_qsl_to_bytes: pairs index the decoded names and
+// values appended to buf. The query is the raw one: quoting it first, as
+// _safe_ParseResult does, changes nothing that unquoting does not undo.
+func w3libParseQuery(pairs []w3libPair, buf, q []byte, keepBlank bool) ([]w3libPair, []byte) {
+	for len(q) > 0 {
+		end := 0
+		for end < len(q) && q[end] != '&' && q[end] != ';' {
+			end++
+		}
+		piece := q[:end]
+		if end < len(q) {
+			q = q[end+1:]
+		} else {
+			q = q[len(q):]
+		}
+		if len(piece) == 0 {
+			continue
+		}
+		name, value := piece, piece[:0]
+		if eq := bytes.IndexByte(piece, '='); eq >= 0 {
+			name, value = piece[:eq], piece[eq+1:]
+		} else if !keepBlank {
+			continue
+		}
+		if len(value) == 0 && !keepBlank {
+			continue
+		}
+		ns := len(buf)
+		buf = w3libUnquotePlus(buf, name)
+		ne := len(buf)
+		buf = w3libUnquotePlus(buf, value)
+		pairs = append(pairs, w3libPair{ns, ne, len(buf)})
+	}
+	return pairs, buf
+}
+
+// w3libBracketedOK is urlsplit's _check_bracketed_netloc, for a netloc
+// holding both "[" and "]".
+func w3libBracketedOK(netloc []byte) bool {
+	hp := netloc[bytes.LastIndexByte(netloc, '@')+1:]
+	var host []byte
+	if i := bytes.IndexByte(hp, '['); i >= 0 {
+		if i > 0 {
+			return false
+		}
+		b := hp[i+1:]
+		host = b
+		if j := bytes.IndexByte(b, ']'); j >= 0 {
+			host = b[:j]
+			if port := b[j+1:]; len(port) > 0 && port[0] != ':' {
+				return false
+			}
+		}
+	} else {
+		host = hp
+		if j := bytes.IndexByte(hp, ':'); j >= 0 {
+			host = hp[:j]
+		}
+	}
+	if len(host) > 0 && host[0] == 'v' {
+		// re.match(r"\Av[a-fA-F0-9]+\..+\Z", host)
+		i := 1
+		for i < len(host) && w3libHexVal[host[i]] >= 0 {
+			i++
+		}
+		return i > 1 && i+1 < len(host) && host[i] == '.'
+	}
+	// ipaddress.ip_address: an IPv4 address is refused, an IPv6 one
+	// (with a non-empty scope after "%") accepted.
+	if w3libIPv4(host) {
+		return false
+	}
+	if i := bytes.IndexByte(host, '%'); i >= 0 {
+		if scope := host[i+1:]; len(scope) == 0 || bytes.IndexByte(scope, '%') >= 0 {
+			return false
+		}
+		host = host[:i]
+	}
+	return w3libIPv6(host)
+}
+
+// w3libIPv4 is whether ipaddress.IPv4Address accepts s: four dot-separated
+// decimal octets of at most three digits, no leading zero, <= 255.
+func w3libIPv4(s []byte) bool {
+	n := 0
+	for {
+		i := bytes.IndexByte(s, '.')
+		oct := s
+		if i >= 0 {
+			oct = s[:i]
+		}
+		if len(oct) == 0 || len(oct) > 3 || (len(oct) > 1 && oct[0] == '0') {
+			return false
+		}
+		v := 0
+		for _, c := range oct {
+			if c < '0' || c > '9' {
+				return false
+			}
+			v = v*10 + int(c-'0')
+		}
+		if v > 255 {
+			return false
+		}
+		n++
+		if i < 0 {
+			return n == 4
+		}
+		s = s[i+1:]
+	}
+}
+
+// w3libIPv6 is ipaddress.IPv6Address._ip_int_from_string's acceptance.
+func w3libIPv6(s []byte) bool {
+	if len(s) == 0 {
+		return false
+	}
+	var parts [10][]byte
+	n := 0
+	for {
+		i := bytes.IndexByte(s, ':')
+		if n == len(parts) {
+			return false // more than 9 parts (IPv4 suffix adds one)
+		}
+		if i < 0 {
+			parts[n] = s
+			n++
+			break
+		}
+		parts[n] = s[:i]
+		n++
+		s = s[i+1:]
+	}
+	if n < 3 {
+		return false
+	}
+	last := parts[n-1]
+	extra := 0
+	if bytes.IndexByte(last, '.') >= 0 {
+		if !w3libIPv4(last) {
+			return false
+		}
+		parts[n-1] = []byte("0") // two hextets, any valid value
+		extra = 1
+	}
+	total := n + extra
+	if total > 9 {
+		return false
+	}
+	skip := -1
+	for i := 1; i < n-1; i++ {
+		if len(parts[i]) == 0 {
+			if skip >= 0 {
+				return false
+			}
+			skip = i
+		}
+	}
+	hi, lo := total, 0
+	if skip >= 0 {
+		hi, lo = skip, total-skip-1
+		if len(parts[0]) == 0 {
+			if hi--; hi != 0 {
+				return false
+			}
+		}
+		if extra == 0 && len(parts[n-1]) == 0 {
+			if lo--; lo != 0 {
+				return false
+			}
+		}
+		if 8-(hi+lo) < 1 {
+			return false
+		}
+	} else {
+		if total != 8 || len(parts[0]) == 0 || len(parts[n-1]) == 0 {
+			return false
+		}
+	}
+	for i := 0; i < n; i++ {
+		if i == skip || (skip >= 0 && ((i == 0 && len(parts[0]) == 0) || (i == n-1 && extra == 0 && len(parts[i]) == 0))) {
+			continue
+		}
+		h := parts[i]
+		if len(h) > 4 || len(h) == 0 {
+			return false
+		}
+		for _, c := range h {
+			if w3libHexVal[c] < 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// w3libNFKCBad is _checknetloc's test: the code points (Unicode 14, from
+// Python's unicodedata) whose NFKC form holds one of "/?#@:".
+func w3libNFKCBad(netloc []byte) bool {
+	for _, r := range string(netloc) {
+		switch r {
+		case 0x2047, 0x2048, 0x2049, 0x2100, 0x2101, 0x2105, 0x2106, 0x2a74,
+			0xfe13, 0xfe16, 0xfe55, 0xfe56, 0xfe5f, 0xfe6b, 0xff03, 0xff0f,
+			0xff1a, 0xff1f, 0xff20:
+			return true
+		}
+	}
+	return false
+}
+
+// w3libProfile stands in for nameprep: UTS #46 transitional mapping (ß to
+// ss, final sigma to sigma, joiners dropped, as IDNA 2003 does), no STD3
+// rules (":" "@" and the rest of ASCII stay allowed, as Python's codec has
+// UseSTD3ASCIIRules false), no hyphen, joiner or length checks.
+var w3libProfile = idna.New(idna.MapForLookup(), idna.Transitional(true),
+	idna.StrictDomainName(false), idna.CheckHyphens(false),
+	idna.CheckJoiners(false), idna.VerifyDNSLength(false))
+
+// w3libIDNA appends netloc.encode("idna") (a netloc with bytes >= 0x80)
+// and reports whether the codec would succeed.
+func w3libIDNA(dst, netloc []byte) ([]byte, bool) {
+	s := string(netloc)
+	start := len(dst)
+	first := true
+	for len(s) > 0 || first {
+		// split on the dots of IDNA 2003 §3.1
+		end, next := len(s), len(s)
+		for i, r := range s {
+			if r == '.' || r == 0x3002 || r == 0xff0e || r == 0xff61 {
+				end, next = i, i+utf8.RuneLen(r)
+				break
+			}
+		}
+		label := s[:end]
+		trailing := next == len(s) && end < len(s)
+		s = s[next:]
+		if !first {
+			dst = append(dst, '.')
+		}
+		first = false
+		var ok bool
+		if dst, ok = w3libToASCII(dst, label); !ok {
+			return dst[:start], false
+		}
+		if trailing {
+			dst = append(dst, '.')
+			break
+		}
+	}
+	return dst, true
+}
+
+// w3libToASCII is RFC 3490 ToASCII with AllowUnassigned and without STD3
+// rules, as encodings.idna has it.
+func w3libToASCII(dst []byte, label string) ([]byte, bool) {
+	if w3libASCII([]byte(label)) {
+		if len(label) == 0 || len(label) >= 64 {
+			return dst, false
+		}
+		return append(dst, label...), true
+	}
+	// nameprep: the code points where UTS #46 and nameprep part (unassigned
+	// in Unicode 3.2, or mapped otherwise) come from the tables below; the
+	// runs between them are mapped with x/net/idna (ToASCII: ToUnicode
+	// would map non-transitionally), its punycode decoded again.
+	var mapped []byte
+	seg := 0
+	flush := func(end int) bool {
+		if seg == end {
+			return true
+		}
+		a, err := w3libProfile.ToASCII(label[seg:end])
+		if err != nil {
+			return false
+		}
+		if len(a) >= 4 && a[:4] == "xn--" {
+			if a, err = idna.Punycode.ToUnicode(a); err != nil {
+				return false
+			}
+		}
+		mapped = append(mapped, a...)
+		return true
+	}
+	for i, r := range label {
+		rep, ok := w3libNameprepMap[r]
+		if !ok && w3libInRanges(w3libPass[:], r) && !w3libSameInXnet(r) {
+			// (one that x/net/idna keeps as it is stays in the run: Python
+			// reorders combining marks by today's classes, so must we)
+			rep, ok = label[i:i+utf8.RuneLen(r)], true
+		}
+		if ok {
+			if !flush(i) {
+				return dst, false
+			}
+			mapped = append(mapped, rep...)
+			seg = i + utf8.RuneLen(r)
+		}
+	}
+	if !flush(len(label)) {
+		return dst, false
+	}
+	if w3libASCII(mapped) {
+		if len(mapped) == 0 || len(mapped) >= 64 {
+			return dst, false
+		}
+		return append(dst, mapped...), true
+	}
+	m := string(mapped)
+	// RFC 3454 §6 bidi rule, on the prepared label
+	randAL, l := false, false
+	var firstR, lastR rune = -1, -1
+	for _, r := range m {
+		if firstR < 0 {
+			firstR = r
+		}
+		lastR = r
+		randAL = randAL || w3libInRanges(w3libRandAL[:], r)
+		l = l || w3libInRanges(w3libLCat[:], r)
+	}
+	if randAL && (l || !w3libInRanges(w3libRandAL[:], firstR) || !w3libInRanges(w3libRandAL[:], lastR)) {
+		return dst, false
+	}
+	if len(m) >= 4 && m[:4] == "xn--" {
+		return dst, false
+	}
+	start := len(dst)
+	dst = append(dst, "xn--"...)
+	dst = w3libPunycode(dst, m)
+	if len(dst)-start >= 64 {
+		return dst[:start], false
+	}
+	return dst, true
+}
+
+// w3libSameInXnet reports whether x/net/idna maps r, alone, to itself.
+func w3libSameInXnet(r rune) bool {
+	a, err := w3libProfile.ToASCII(string(r))
+	if err != nil {
+		return false
+	}
+	u, err := idna.Punycode.ToUnicode(a)
+	return err == nil && u == string(r)
+}
+
+// w3libPunycode appends the RFC 3492 encoding of s (one label, dots and
+// all, as Python's punycode codec does).
+func w3libPunycode(dst []byte, s string) []byte {
+	const (
+		base, tmin, tmax, skew, damp = 36, 1, 26, 38, 700
+	)
+	digit := func(d int) byte {
+		if d < 26 {
+			return byte('a' + d)
+		}
+		return byte('0' + d - 26)
+	}
+	adapt := func(delta, points int, first bool) int {
+		if first {
+			delta /= damp
+		} else {
+			delta /= 2
+		}
+		delta += delta / points
+		k := 0
+		for delta > (base-tmin)*tmax/2 {
+			delta /= base - tmin
+			k += base
+		}
+		return k + (base-tmin+1)*delta/(delta+skew)
+	}
+	total, basic := 0, 0
+	for _, r := range s {
+		total++
+		if r < 0x80 {
+			dst = append(dst, byte(r))
+			basic++
+		}
+	}
+	if basic > 0 {
+		dst = append(dst, '-')
+	}
+	n, delta, bias, h := 0x80, 0, 72, basic
+	for h < total {
+		m := rune(utf8.MaxRune + 1)
+		for _, r := range s {
+			if r >= rune(n) && r < m {
+				m = r
+			}
+		}
+		delta += (int(m) - n) * (h + 1)
+		n = int(m)
+		for _, r := range s {
+			if int(r) < n {
+				delta++
+			}
+			if int(r) != n {
+				continue
+			}
+			q := delta
+			for k := base; ; k += base {
+				t := k - bias
+				if t < tmin {
+					t = tmin
+				} else if t > tmax {
+					t = tmax
+				}
+				if q < t {
+					break
+				}
+				dst = append(dst, digit(t+(q-t)%(base-t)))
+				q = (q - t) / (base - t)
+			}
+			dst = append(dst, digit(q))
+			bias = adapt(delta, h+1, h == basic)
+			delta = 0
+			h++
+		}
+		delta++
+		n++
+	}
+	return dst
+}
+
+func w3libInRanges(t []uint32, r rune) bool {
+	lo, hi := 0, len(t)/2
+	for lo < hi {
+		m := (lo + hi) / 2
+		switch {
+		case uint32(r) < t[2*m]:
+			hi = m
+		case uint32(r) > t[2*m+1]:
+			lo = m + 1
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// w3libPyLower appends Python's str.lower(s): Go's simple lower-case
+// mapping plus the full mapping of U+0130 and the final sigma rule.
+func w3libPyLower(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRune(s[i:])
+		switch {
+		case r < 0x80:
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			dst = append(dst, byte(r))
+		case r == 0x130:
+			dst = append(dst, "i\u0307"...)
+		case r == 0x3a3:
+			if w3libFinalSigma(s, i, i+n) {
+				dst = utf8.AppendRune(dst, 0x3c2)
+			} else {
+				dst = utf8.AppendRune(dst, 0x3c3)
+			}
+		default:
+			dst = utf8.AppendRune(dst, unicode.ToLower(r))
+		}
+		i += n
+	}
+	return dst
+}
+
+// w3libFinalSigma is CPython's handle_capital_sigma: a cased letter before
+// (case-ignorable ones skipped) and none after.
+func w3libFinalSigma(s []byte, at, after int) bool {
+	j := at
+	var c rune = -1
+	for j > 0 {
+		r, n := utf8.DecodeLastRune(s[:j])
+		j -= n
+		if !w3libCaseIgnorable(r) {
+			c = r
+			break
+		}
+	}
+	if c < 0 || !w3libCased(c) {
+		return false
+	}
+	for j := after; j < len(s); {
+		r, n := utf8.DecodeRune(s[j:])
+		if !w3libCaseIgnorable(r) {
+			return !w3libCased(r)
+		}
+		j += n
+	}
+	return true
+}
+
+func w3libCased(r rune) bool {
+	return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) ||
+		unicode.Is(unicode.Other_Lowercase, r) || unicode.Is(unicode.Other_Uppercase, r)
+}
+
+func w3libCaseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', '^', '`', 0xb7, 0x387, 0x55f, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027,
+		0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
+}
+
+// RFC 3454 tables D.1 (RandALCat) and D.2 (LCat) as inclusive ranges,
+// generated from Python's stringprep module.
+var w3libRandAL = [...]uint32{
+	0x5be, 0x5be, 0x5c0, 0x5c0, 0x5c3, 0x5c3, 0x5d0, 0x5ea, 0x5f0, 0x5f4, 0x61b, 0x61b,
+	0x61f, 0x61f, 0x621, 0x63a, 0x640, 0x64a, 0x66d, 0x66f, 0x671, 0x6d5, 0x6dd, 0x6dd,
+	0x6e5, 0x6e6, 0x6fa, 0x6fe, 0x700, 0x70d, 0x710, 0x710, 0x712, 0x72c, 0x780, 0x7a5,
+	0x7b1, 0x7b1, 0x200f, 0x200f, 0xfb1d, 0xfb1d, 0xfb1f, 0xfb28, 0xfb2a, 0xfb36,
+	0xfb38, 0xfb3c, 0xfb3e, 0xfb3e, 0xfb40, 0xfb41, 0xfb43, 0xfb44, 0xfb46, 0xfbb1,
+	0xfbd3, 0xfd3d, 0xfd50, 0xfd8f, 0xfd92, 0xfdc7, 0xfdf0, 0xfdfc, 0xfe70, 0xfe74,
+	0xfe76, 0xfefc,
+}
+var w3libLCat = [...]uint32{
+	0x41, 0x5a, 0x61, 0x7a, 0xaa, 0xaa, 0xb5, 0xb5, 0xba, 0xba, 0xc0, 0xd6, 0xd8, 0xf6,
+	0xf8, 0x220, 0x222, 0x233, 0x250, 0x2ad, 0x2b0, 0x2b8, 0x2bb, 0x2c1, 0x2d0, 0x2d1,
+	0x2e0, 0x2e4, 0x2ee, 0x2ee, 0x37a, 0x37a, 0x386, 0x386, 0x388, 0x38a, 0x38c, 0x38c,
+	0x38e, 0x3a1, 0x3a3, 0x3ce, 0x3d0, 0x3f5, 0x400, 0x482, 0x48a, 0x4ce, 0x4d0, 0x4f5,
+	0x4f8, 0x4f9, 0x500, 0x50f, 0x531, 0x556, 0x559, 0x55f, 0x561, 0x587, 0x589, 0x589,
+	0x903, 0x903, 0x905, 0x939, 0x93d, 0x940, 0x949, 0x94c, 0x950, 0x950, 0x958, 0x961,
+	0x964, 0x970, 0x982, 0x983, 0x985, 0x98c, 0x98f, 0x990, 0x993, 0x9a8, 0x9aa, 0x9b0,
+	0x9b2, 0x9b2, 0x9b6, 0x9b9, 0x9be, 0x9c0, 0x9c7, 0x9c8, 0x9cb, 0x9cc, 0x9d7, 0x9d7,
+	0x9dc, 0x9dd, 0x9df, 0x9e1, 0x9e6, 0x9f1, 0x9f4, 0x9fa, 0xa05, 0xa0a, 0xa0f, 0xa10,
+	0xa13, 0xa28, 0xa2a, 0xa30, 0xa32, 0xa33, 0xa35, 0xa36, 0xa38, 0xa39, 0xa3e, 0xa40,
+	0xa59, 0xa5c, 0xa5e, 0xa5e, 0xa66, 0xa6f, 0xa72, 0xa74, 0xa83, 0xa83, 0xa85, 0xa8b,
+	0xa8d, 0xa8d, 0xa8f, 0xa91, 0xa93, 0xaa8, 0xaaa, 0xab0, 0xab2, 0xab3, 0xab5, 0xab9,
+	0xabd, 0xac0, 0xac9, 0xac9, 0xacb, 0xacc, 0xad0, 0xad0, 0xae0, 0xae0, 0xae6, 0xaef,
+	0xb02, 0xb03, 0xb05, 0xb0c, 0xb0f, 0xb10, 0xb13, 0xb28, 0xb2a, 0xb30, 0xb32, 0xb33,
+	0xb36, 0xb39, 0xb3d, 0xb3e, 0xb40, 0xb40, 0xb47, 0xb48, 0xb4b, 0xb4c, 0xb57, 0xb57,
+	0xb5c, 0xb5d, 0xb5f, 0xb61, 0xb66, 0xb70, 0xb83, 0xb83, 0xb85, 0xb8a, 0xb8e, 0xb90,
+	0xb92, 0xb95, 0xb99, 0xb9a, 0xb9c, 0xb9c, 0xb9e, 0xb9f, 0xba3, 0xba4, 0xba8, 0xbaa,
+	0xbae, 0xbb5, 0xbb7, 0xbb9, 0xbbe, 0xbbf, 0xbc1, 0xbc2, 0xbc6, 0xbc8, 0xbca, 0xbcc,
+	0xbd7, 0xbd7, 0xbe7, 0xbf2, 0xc01, 0xc03, 0xc05, 0xc0c, 0xc0e, 0xc10, 0xc12, 0xc28,
+	0xc2a, 0xc33, 0xc35, 0xc39, 0xc41, 0xc44, 0xc60, 0xc61, 0xc66, 0xc6f, 0xc82, 0xc83,
+	0xc85, 0xc8c, 0xc8e, 0xc90, 0xc92, 0xca8, 0xcaa, 0xcb3, 0xcb5, 0xcb9, 0xcbe, 0xcbe,
+	0xcc0, 0xcc4, 0xcc7, 0xcc8, 0xcca, 0xccb, 0xcd5, 0xcd6, 0xcde, 0xcde, 0xce0, 0xce1,
+	0xce6, 0xcef, 0xd02, 0xd03, 0xd05, 0xd0c, 0xd0e, 0xd10, 0xd12, 0xd28, 0xd2a, 0xd39,
+	0xd3e, 0xd40, 0xd46, 0xd48, 0xd4a, 0xd4c, 0xd57, 0xd57, 0xd60, 0xd61, 0xd66, 0xd6f,
+	0xd82, 0xd83, 0xd85, 0xd96, 0xd9a, 0xdb1, 0xdb3, 0xdbb, 0xdbd, 0xdbd, 0xdc0, 0xdc6,
+	0xdcf, 0xdd1, 0xdd8, 0xddf, 0xdf2, 0xdf4, 0xe01, 0xe30, 0xe32, 0xe33, 0xe40, 0xe46,
+	0xe4f, 0xe5b, 0xe81, 0xe82, 0xe84, 0xe84, 0xe87, 0xe88, 0xe8a, 0xe8a, 0xe8d, 0xe8d,
+	0xe94, 0xe97, 0xe99, 0xe9f, 0xea1, 0xea3, 0xea5, 0xea5, 0xea7, 0xea7, 0xeaa, 0xeab,
+	0xead, 0xeb0, 0xeb2, 0xeb3, 0xebd, 0xebd, 0xec0, 0xec4, 0xec6, 0xec6, 0xed0, 0xed9,
+	0xedc, 0xedd, 0xf00, 0xf17, 0xf1a, 0xf34, 0xf36, 0xf36, 0xf38, 0xf38, 0xf3e, 0xf47,
+	0xf49, 0xf6a, 0xf7f, 0xf7f, 0xf85, 0xf85, 0xf88, 0xf8b, 0xfbe, 0xfc5, 0xfc7, 0xfcc,
+	0xfcf, 0xfcf, 0x1000, 0x1021, 0x1023, 0x1027, 0x1029, 0x102a, 0x102c, 0x102c,
+	0x1031, 0x1031, 0x1038, 0x1038, 0x1040, 0x1057, 0x10a0, 0x10c5, 0x10d0, 0x10f8,
+	0x10fb, 0x10fb, 0x1100, 0x1159, 0x115f, 0x11a2, 0x11a8, 0x11f9, 0x1200, 0x1206,
+	0x1208, 0x1246, 0x1248, 0x1248, 0x124a, 0x124d, 0x1250, 0x1256, 0x1258, 0x1258,
+	0x125a, 0x125d, 0x1260, 0x1286, 0x1288, 0x1288, 0x128a, 0x128d, 0x1290, 0x12ae,
+	0x12b0, 0x12b0, 0x12b2, 0x12b5, 0x12b8, 0x12be, 0x12c0, 0x12c0, 0x12c2, 0x12c5,
+	0x12c8, 0x12ce, 0x12d0, 0x12d6, 0x12d8, 0x12ee, 0x12f0, 0x130e, 0x1310, 0x1310,
+	0x1312, 0x1315, 0x1318, 0x131e, 0x1320, 0x1346, 0x1348, 0x135a, 0x1361, 0x137c,
+	0x13a0, 0x13f4, 0x1401, 0x1676, 0x1681, 0x169a, 0x16a0, 0x16f0, 0x1700, 0x170c,
+	0x170e, 0x1711, 0x1720, 0x1731, 0x1735, 0x1736, 0x1740, 0x1751, 0x1760, 0x176c,
+	0x176e, 0x1770, 0x1780, 0x17b6, 0x17be, 0x17c5, 0x17c7, 0x17c8, 0x17d4, 0x17da,
+	0x17dc, 0x17dc, 0x17e0, 0x17e9, 0x1810, 0x1819, 0x1820, 0x1877, 0x1880, 0x18a8,
+	0x1e00, 0x1e9b, 0x1ea0, 0x1ef9, 0x1f00, 0x1f15, 0x1f18, 0x1f1d, 0x1f20, 0x1f45,
+	0x1f48, 0x1f4d, 0x1f50, 0x1f57, 0x1f59, 0x1f59, 0x1f5b, 0x1f5b, 0x1f5d, 0x1f5d,
+	0x1f5f, 0x1f7d, 0x1f80, 0x1fb4, 0x1fb6, 0x1fbc, 0x1fbe, 0x1fbe, 0x1fc2, 0x1fc4,
+	0x1fc6, 0x1fcc, 0x1fd0, 0x1fd3, 0x1fd6, 0x1fdb, 0x1fe0, 0x1fec, 0x1ff2, 0x1ff4,
+	0x1ff6, 0x1ffc, 0x200e, 0x200e, 0x2071, 0x2071, 0x207f, 0x207f, 0x2102, 0x2102,
+	0x2107, 0x2107, 0x210a, 0x2113, 0x2115, 0x2115, 0x2119, 0x211d, 0x2124, 0x2124,
+	0x2126, 0x2126, 0x2128, 0x2128, 0x212a, 0x212d, 0x212f, 0x2131, 0x2133, 0x2139,
+	0x213d, 0x213f, 0x2145, 0x2149, 0x2160, 0x2183, 0x2336, 0x237a, 0x2395, 0x2395,
+	0x249c, 0x24e9, 0x3005, 0x3007, 0x3021, 0x3029, 0x3031, 0x3035, 0x3038, 0x303c,
+	0x3041, 0x3096, 0x309d, 0x309f, 0x30a1, 0x30fa, 0x30fc, 0x30ff, 0x3105, 0x312c,
+	0x3131, 0x318e, 0x3190, 0x31b7, 0x31f0, 0x321c, 0x3220, 0x3243, 0x3260, 0x327b,
+	0x327f, 0x32b0, 0x32c0, 0x32cb, 0x32d0, 0x32fe, 0x3300, 0x3376, 0x337b, 0x33dd,
+	0x33e0, 0x33fe, 0x3400, 0x4db5, 0x4e00, 0x9fa5, 0xa000, 0xa48c, 0xac00, 0xd7a3,
+	0xe000, 0xfa2d, 0xfa30, 0xfa6a, 0xfb00, 0xfb06, 0xfb13, 0xfb17, 0xff21, 0xff3a,
+	0xff41, 0xff5a, 0xff66, 0xffbe, 0xffc2, 0xffc7, 0xffca, 0xffcf, 0xffd2, 0xffd7,
+	0xffda, 0xffdc, 0x10300, 0x1031e, 0x10320, 0x10323, 0x10330, 0x1034a, 0x10400, 0x10425,
+	0x10428, 0x1044d, 0x1d000, 0x1d0f5, 0x1d100, 0x1d126, 0x1d12a, 0x1d166,
+	0x1d16a, 0x1d172, 0x1d183, 0x1d184, 0x1d18c, 0x1d1a9, 0x1d1ae, 0x1d1dd,
+	0x1d400, 0x1d454, 0x1d456, 0x1d49c, 0x1d49e, 0x1d49f, 0x1d4a2, 0x1d4a2,
+	0x1d4a5, 0x1d4a6, 0x1d4a9, 0x1d4ac, 0x1d4ae, 0x1d4b9, 0x1d4bb, 0x1d4bb,
+	0x1d4bd, 0x1d4c0, 0x1d4c2, 0x1d4c3, 0x1d4c5, 0x1d505, 0x1d507, 0x1d50a,
+	0x1d50d, 0x1d514, 0x1d516, 0x1d51c, 0x1d51e, 0x1d539, 0x1d53b, 0x1d53e,
+	0x1d540, 0x1d544, 0x1d546, 0x1d546, 0x1d54a, 0x1d550, 0x1d552, 0x1d6a3,
+	0x1d6a8, 0x1d7c9, 0x20000, 0x2a6d6, 0x2f800, 0x2fa1d, 0xf0000, 0xffffd,
+	0x100000, 0x10fffd,
+}
+
+// The two tables below were generated with Python 3.11's stringprep and
+// encodings.idna over every code point: w3libPass holds, as inclusive
+// ranges, the code points unassigned in Unicode 3.2 (table A.1) that
+// nameprep passes through unchanged.
+var w3libPass = [...]uint32{
+	0x221, 0x221, 0x234, 0x239, 0x23c, 0x23c, 0x23f, 0x240, 0x242, 0x242, 0x247, 0x247,
+	0x249, 0x249, 0x24b, 0x24b, 0x24d, 0x24d, 0x24f, 0x24f, 0x2ae, 0x2af, 0x2ef, 0x2ff,
+	0x350, 0x35f, 0x371, 0x371, 0x373, 0x373, 0x377, 0x379, 0x37b, 0x37d, 0x380, 0x383,
+	0x38b, 0x38b, 0x38d, 0x38d, 0x3a2, 0x3a2, 0x3f8, 0x3f8, 0x3fb, 0x3fc, 0x487, 0x487,
+	0x4cf, 0x4cf, 0x4f7, 0x4f7, 0x4fb, 0x4fb, 0x4fd, 0x4fd, 0x4ff, 0x4ff, 0x511, 0x511,
+	0x513, 0x513, 0x515, 0x515, 0x517, 0x517, 0x519, 0x519, 0x51b, 0x51b, 0x51d, 0x51d,
+	0x51f, 0x51f, 0x521, 0x521, 0x523, 0x523, 0x525, 0x525, 0x527, 0x527, 0x529, 0x529,
+	0x52b, 0x52b, 0x52d, 0x52d, 0x52f, 0x530, 0x557, 0x558, 0x560, 0x560, 0x588, 0x588,
+	0x58b, 0x590, 0x5a2, 0x5a2, 0x5ba, 0x5ba, 0x5c5, 0x5cf, 0x5eb, 0x5ef, 0x5f5, 0x60b,
+	0x60d, 0x61a, 0x61c, 0x61e, 0x620, 0x620, 0x63b, 0x63f, 0x656, 0x65f, 0x6ee, 0x6ef,
+	0x6ff, 0x6ff, 0x70e, 0x70e, 0x72d, 0x72f, 0x74b, 0x77f, 0x7b2, 0x900, 0x904, 0x904,
+	0x93a, 0x93b, 0x94e, 0x94f, 0x955, 0x957, 0x971, 0x980, 0x984, 0x984, 0x98d, 0x98e,
+	0x991, 0x992, 0x9a9, 0x9a9, 0x9b1, 0x9b1, 0x9b3, 0x9b5, 0x9ba, 0x9bb, 0x9bd, 0x9bd,
+	0x9c5, 0x9c6, 0x9c9, 0x9ca, 0x9ce, 0x9d6, 0x9d8, 0x9db, 0x9de, 0x9de, 0x9e4, 0x9e5,
+	0x9fb, 0xa01, 0xa03, 0xa04, 0xa0b, 0xa0e, 0xa11, 0xa12, 0xa29, 0xa29, 0xa31, 0xa31,
+	0xa34, 0xa34, 0xa37, 0xa37, 0xa3a, 0xa3b, 0xa3d, 0xa3d, 0xa43, 0xa46, 0xa49, 0xa4a,
+	0xa4e, 0xa58, 0xa5d, 0xa5d, 0xa5f, 0xa65, 0xa75, 0xa80, 0xa84, 0xa84, 0xa8c, 0xa8c,
+	0xa8e, 0xa8e, 0xa92, 0xa92, 0xaa9, 0xaa9, 0xab1, 0xab1, 0xab4, 0xab4, 0xaba, 0xabb,
+	0xac6, 0xac6, 0xaca, 0xaca, 0xace, 0xacf, 0xad1, 0xadf, 0xae1, 0xae5, 0xaf0, 0xb00,
+	0xb04, 0xb04, 0xb0d, 0xb0e, 0xb11, 0xb12, 0xb29, 0xb29, 0xb31, 0xb31, 0xb34, 0xb35,
+	0xb3a, 0xb3b, 0xb44, 0xb46, 0xb49, 0xb4a, 0xb4e, 0xb55, 0xb58, 0xb5b, 0xb5e, 0xb5e,
+	0xb62, 0xb65, 0xb71, 0xb81, 0xb84, 0xb84, 0xb8b, 0xb8d, 0xb91, 0xb91, 0xb96, 0xb98,
+	0xb9b, 0xb9b, 0xb9d, 0xb9d, 0xba0, 0xba2, 0xba5, 0xba7, 0xbab, 0xbad, 0xbb6, 0xbb6,
+	0xbba, 0xbbd, 0xbc3, 0xbc5, 0xbc9, 0xbc9, 0xbce, 0xbd6, 0xbd8, 0xbe6, 0xbf3, 0xc00,
+	0xc04, 0xc04, 0xc0d, 0xc0d, 0xc11, 0xc11, 0xc29, 0xc29, 0xc34, 0xc34, 0xc3a, 0xc3d,
+	0xc45, 0xc45, 0xc49, 0xc49, 0xc4e, 0xc54, 0xc57, 0xc5f, 0xc62, 0xc65, 0xc70, 0xc81,
+	0xc84, 0xc84, 0xc8d, 0xc8d, 0xc91, 0xc91, 0xca9, 0xca9, 0xcb4, 0xcb4, 0xcba, 0xcbd,
+	0xcc5, 0xcc5, 0xcc9, 0xcc9, 0xcce, 0xcd4, 0xcd7, 0xcdd, 0xcdf, 0xcdf, 0xce2, 0xce5,
+	0xcf0, 0xd01, 0xd04, 0xd04, 0xd0d, 0xd0d, 0xd11, 0xd11, 0xd29, 0xd29, 0xd3a, 0xd3d,
+	0xd44, 0xd45, 0xd49, 0xd49, 0xd4e, 0xd56, 0xd58, 0xd5f, 0xd62, 0xd65, 0xd70, 0xd81,
+	0xd84, 0xd84, 0xd97, 0xd99, 0xdb2, 0xdb2, 0xdbc, 0xdbc, 0xdbe, 0xdbf, 0xdc7, 0xdc9,
+	0xdcb, 0xdce, 0xdd5, 0xdd5, 0xdd7, 0xdd7, 0xde0, 0xdf1, 0xdf5, 0xe00, 0xe3b, 0xe3e,
+	0xe5c, 0xe80, 0xe83, 0xe83, 0xe85, 0xe86, 0xe89, 0xe89, 0xe8b, 0xe8c, 0xe8e, 0xe93,
+	0xe98, 0xe98, 0xea0, 0xea0, 0xea4, 0xea4, 0xea6, 0xea6, 0xea8, 0xea9, 0xeac, 0xeac,
+	0xeba, 0xeba, 0xebe, 0xebf, 0xec5, 0xec5, 0xec7, 0xec7, 0xece, 0xecf, 0xeda, 0xedb,
+	0xede, 0xeff, 0xf48, 0xf48, 0xf6b, 0xf70, 0xf8c, 0xf8f, 0xf98, 0xf98, 0xfbd, 0xfbd,
+	0xfcd, 0xfce, 0xfd0, 0xfff, 0x1022, 0x1022, 0x1028, 0x1028, 0x102b, 0x102b,
+	0x1033, 0x1035, 0x103a, 0x103f, 0x105a, 0x109f, 0x10c6, 0x10c6, 0x10c8, 0x10cc,
+	0x10ce, 0x10cf, 0x10f9, 0x10fa, 0x10fc, 0x10ff, 0x115a, 0x115e, 0x11a3, 0x11a7,
+	0x11fa, 0x11ff, 0x1207, 0x1207, 0x1247, 0x1247, 0x1249, 0x1249, 0x124e, 0x124f,
+	0x1257, 0x1257, 0x1259, 0x1259, 0x125e, 0x125f, 0x1287, 0x1287, 0x1289, 0x1289,
+	0x128e, 0x128f, 0x12af, 0x12af, 0x12b1, 0x12b1, 0x12b6, 0x12b7, 0x12bf, 0x12bf,
+	0x12c1, 0x12c1, 0x12c6, 0x12c7, 0x12cf, 0x12cf, 0x12d7, 0x12d7, 0x12ef, 0x12ef,
+	0x130f, 0x130f, 0x1311, 0x1311, 0x1316, 0x1317, 0x131f, 0x131f, 0x1347, 0x1347,
+	0x135b, 0x1360, 0x137d, 0x139f, 0x13f6, 0x1400, 0x1677, 0x167f, 0x169d, 0x169f,
+	0x16f1, 0x16ff, 0x170d, 0x170d, 0x1715, 0x171f, 0x1737, 0x173f, 0x1754, 0x175f,
+	0x176d, 0x176d, 0x1771, 0x1771, 0x1774, 0x177f, 0x17dd, 0x17df, 0x17ea, 0x17ff,
+	0x180f, 0x180f, 0x181a, 0x181f, 0x1878, 0x187f, 0x18aa, 0x1c8f, 0x1cbb, 0x1cbc,
+	0x1cc0, 0x1dff, 0x1e9c, 0x1e9d, 0x1e9f, 0x1e9f, 0x1efb, 0x1efb, 0x1efd, 0x1efd,
+	0x1eff, 0x1eff, 0x1f16, 0x1f17, 0x1f1e, 0x1f1f, 0x1f46, 0x1f47, 0x1f4e, 0x1f4f,
+	0x1f58, 0x1f58, 0x1f5a, 0x1f5a, 0x1f5c, 0x1f5c, 0x1f5e, 0x1f5e, 0x1f7e, 0x1f7f,
+	0x1fb5, 0x1fb5, 0x1fc5, 0x1fc5, 0x1fd4, 0x1fd5, 0x1fdc, 0x1fdc, 0x1ff0, 0x1ff1,
+	0x1ff5, 0x1ff5, 0x1fff, 0x1fff, 0x2053, 0x2056, 0x2058, 0x205e, 0x2064, 0x2069,
+	0x2072, 0x2073, 0x208f, 0x209f, 0x20b2, 0x20cf, 0x20eb, 0x20ff, 0x213b, 0x213c,
+	0x214c, 0x2152, 0x2184, 0x218f, 0x23cf, 0x23ff, 0x2427, 0x243f, 0x244b, 0x245f,
+	0x24ff, 0x24ff, 0x2614, 0x2615, 0x2618, 0x2618, 0x267e, 0x267f, 0x268a, 0x2700,
+	0x2705, 0x2705, 0x270a, 0x270b, 0x2728, 0x2728, 0x274c, 0x274c, 0x274e, 0x274e,
+	0x2753, 0x2755, 0x2757, 0x2757, 0x275f, 0x2760, 0x2795, 0x2797, 0x27b0, 0x27b0,
+	0x27bf, 0x27cf, 0x27ec, 0x27ef, 0x2b00, 0x2bff, 0x2c30, 0x2c5f, 0x2c61, 0x2c61,
+	0x2c65, 0x2c66, 0x2c68, 0x2c68, 0x2c6a, 0x2c6a, 0x2c6c, 0x2c6c, 0x2c71, 0x2c71,
+	0x2c73, 0x2c74, 0x2c76, 0x2c7d, 0x2c81, 0x2c81, 0x2c83, 0x2c83, 0x2c85, 0x2c85,
+	0x2c87, 0x2c87, 0x2c89, 0x2c89, 0x2c8b, 0x2c8b, 0x2c8d, 0x2c8d, 0x2c8f, 0x2c8f,
+	0x2c91, 0x2c91, 0x2c93, 0x2c93, 0x2c95, 0x2c95, 0x2c97, 0x2c97, 0x2c99, 0x2c99,
+	0x2c9b, 0x2c9b, 0x2c9d, 0x2c9d, 0x2c9f, 0x2c9f, 0x2ca1, 0x2ca1, 0x2ca3, 0x2ca3,
+	0x2ca5, 0x2ca5, 0x2ca7, 0x2ca7, 0x2ca9, 0x2ca9, 0x2cab, 0x2cab, 0x2cad, 0x2cad,
+	0x2caf, 0x2caf, 0x2cb1, 0x2cb1, 0x2cb3, 0x2cb3, 0x2cb5, 0x2cb5, 0x2cb7, 0x2cb7,
+	0x2cb9, 0x2cb9, 0x2cbb, 0x2cbb, 0x2cbd, 0x2cbd, 0x2cbf, 0x2cbf, 0x2cc1, 0x2cc1,
+	0x2cc3, 0x2cc3, 0x2cc5, 0x2cc5, 0x2cc7, 0x2cc7, 0x2cc9, 0x2cc9, 0x2ccb, 0x2ccb,
+	0x2ccd, 0x2ccd, 0x2ccf, 0x2ccf, 0x2cd1, 0x2cd1, 0x2cd3, 0x2cd3, 0x2cd5, 0x2cd5,
+	0x2cd7, 0x2cd7, 0x2cd9, 0x2cd9, 0x2cdb, 0x2cdb, 0x2cdd, 0x2cdd, 0x2cdf, 0x2cdf,
+	0x2ce1, 0x2ce1, 0x2ce3, 0x2cea, 0x2cec, 0x2cec, 0x2cee, 0x2cf1, 0x2cf3, 0x2e7f,
+	0x2e9a, 0x2e9a, 0x2ef4, 0x2eff, 0x2fd6, 0x2fef, 0x2ffc, 0x2fff, 0x3040, 0x3040,
+	0x3097, 0x3098, 0x3100, 0x3104, 0x312d, 0x3130, 0x318f, 0x318f, 0x31b8, 0x31ef,
+	0x321d, 0x321f, 0x3244, 0x3250, 0x327c, 0x327e, 0x32cc, 0x32cf, 0x32ff, 0x32ff,
+	0x3377, 0x337a, 0x33de, 0x33df, 0x33ff, 0x33ff, 0x4db6, 0x4dff, 0x9fa6, 0x9fff,
+	0xa48d, 0xa48f, 0xa4c7, 0xa63f, 0xa641, 0xa641, 0xa643, 0xa643, 0xa645, 0xa645,
+	0xa647, 0xa647, 0xa649, 0xa649, 0xa64b, 0xa64b, 0xa64d, 0xa64d, 0xa64f, 0xa64f,
+	0xa651, 0xa651, 0xa653, 0xa653, 0xa655, 0xa655, 0xa657, 0xa657, 0xa659, 0xa659,
+	0xa65b, 0xa65b, 0xa65d, 0xa65d, 0xa65f, 0xa65f, 0xa661, 0xa661, 0xa663, 0xa663,
+	0xa665, 0xa665, 0xa667, 0xa667, 0xa669, 0xa669, 0xa66b, 0xa66b, 0xa66d, 0xa67f,
+	0xa681, 0xa681, 0xa683, 0xa683, 0xa685, 0xa685, 0xa687, 0xa687, 0xa689, 0xa689,
+	0xa68b, 0xa68b, 0xa68d, 0xa68d, 0xa68f, 0xa68f, 0xa691, 0xa691, 0xa693, 0xa693,
+	0xa695, 0xa695, 0xa697, 0xa697, 0xa699, 0xa699, 0xa69b, 0xa721, 0xa723, 0xa723,
+	0xa725, 0xa725, 0xa727, 0xa727, 0xa729, 0xa729, 0xa72b, 0xa72b, 0xa72d, 0xa72d,
+	0xa72f, 0xa731, 0xa733, 0xa733, 0xa735, 0xa735, 0xa737, 0xa737, 0xa739, 0xa739,
+	0xa73b, 0xa73b, 0xa73d, 0xa73d, 0xa73f, 0xa73f, 0xa741, 0xa741, 0xa743, 0xa743,
+	0xa745, 0xa745, 0xa747, 0xa747, 0xa749, 0xa749, 0xa74b, 0xa74b, 0xa74d, 0xa74d,
+	0xa74f, 0xa74f, 0xa751, 0xa751, 0xa753, 0xa753, 0xa755, 0xa755, 0xa757, 0xa757,
+	0xa759, 0xa759, 0xa75b, 0xa75b, 0xa75d, 0xa75d, 0xa75f, 0xa75f, 0xa761, 0xa761,
+	0xa763, 0xa763, 0xa765, 0xa765, 0xa767, 0xa767, 0xa769, 0xa769, 0xa76b, 0xa76b,
+	0xa76d, 0xa76d, 0xa76f, 0xa778, 0xa77a, 0xa77a, 0xa77c, 0xa77c, 0xa77f, 0xa77f,
+	0xa781, 0xa781, 0xa783, 0xa783, 0xa785, 0xa785, 0xa787, 0xa78a, 0xa78c, 0xa78c,
+	0xa78e, 0xa78f, 0xa791, 0xa791, 0xa793, 0xa795, 0xa797, 0xa797, 0xa799, 0xa799,
+	0xa79b, 0xa79b, 0xa79d, 0xa79d, 0xa79f, 0xa79f, 0xa7a1, 0xa7a1, 0xa7a3, 0xa7a3,
+	0xa7a5, 0xa7a5, 0xa7a7, 0xa7a7, 0xa7a9, 0xa7a9, 0xa7af, 0xa7af, 0xa7b5, 0xa7b5,
+	0xa7b7, 0xa7b7, 0xa7b9, 0xa7b9, 0xa7bb, 0xa7bb, 0xa7bd, 0xa7bd, 0xa7bf, 0xa7bf,
+	0xa7c1, 0xa7c1, 0xa7c3, 0xa7c3, 0xa7c8, 0xa7c8, 0xa7ca, 0xa7cf, 0xa7d1, 0xa7d5,
+	0xa7d7, 0xa7d7, 0xa7d9, 0xa7f4, 0xa7f6, 0xabff, 0xd7a4, 0xd7ff, 0xfa2e, 0xfa2f,
+	0xfa6b, 0xfaff, 0xfb07, 0xfb12, 0xfb18, 0xfb1c, 0xfb37, 0xfb37, 0xfb3d, 0xfb3d,
+	0xfb3f, 0xfb3f, 0xfb42, 0xfb42, 0xfb45, 0xfb45, 0xfbb2, 0xfbd2, 0xfd40, 0xfd4f,
+	0xfd90, 0xfd91, 0xfdc8, 0xfdcf, 0xfdfd, 0xfdff, 0xfe10, 0xfe1f, 0xfe24, 0xfe2f,
+	0xfe47, 0xfe48, 0xfe53, 0xfe53, 0xfe67, 0xfe67, 0xfe6c, 0xfe6f, 0xfe75, 0xfe75,
+	0xfefd, 0xfefe, 0xff00, 0xff00, 0xffbf, 0xffc1, 0xffc8, 0xffc9, 0xffd0, 0xffd1,
+	0xffd8, 0xffd9, 0xffdd, 0xffdf, 0xffe7, 0xffe7, 0xffef, 0xfff8, 0x10000, 0x102ff,
+	0x1031f, 0x1031f, 0x10324, 0x1032f, 0x1034b, 0x103ff, 0x1044e, 0x104af,
+	0x104d4, 0x1056f, 0x1057b, 0x1057b, 0x1058b, 0x1058b, 0x10593, 0x10593,
+	0x10596, 0x10c7f, 0x10cb3, 0x1189f, 0x118c0, 0x16e3f, 0x16e60, 0x1cfff,
+	0x1d0f6, 0x1d0ff, 0x1d127, 0x1d129, 0x1d1de, 0x1d3ff, 0x1d455, 0x1d455,
+	0x1d49d, 0x1d49d, 0x1d4a0, 0x1d4a1, 0x1d4a3, 0x1d4a4, 0x1d4a7, 0x1d4a8,
+	0x1d4ad, 0x1d4ad, 0x1d4ba, 0x1d4ba, 0x1d4bc, 0x1d4bc, 0x1d4c1, 0x1d4c1,
+	0x1d4c4, 0x1d4c4, 0x1d506, 0x1d506, 0x1d50b, 0x1d50c, 0x1d515, 0x1d515,
+	0x1d51d, 0x1d51d, 0x1d53a, 0x1d53a, 0x1d53f, 0x1d53f, 0x1d545, 0x1d545,
+	0x1d547, 0x1d549, 0x1d551, 0x1d551, 0x1d6a4, 0x1d6a7, 0x1d7ca, 0x1d7cd,
+	0x1d800, 0x1e8ff, 0x1e922, 0x1fffd, 0x2a6d7, 0x2f7ff, 0x2fa1e, 0x2fffd,
+	0x30000, 0x3fffd, 0x40000, 0x4fffd, 0x50000, 0x5fffd, 0x60000, 0x6fffd,
+	0x70000, 0x7fffd, 0x80000, 0x8fffd, 0x90000, 0x9fffd, 0xa0000, 0xafffd,
+	0xb0000, 0xbfffd, 0xc0000, 0xcfffd, 0xd0000, 0xdfffd, 0xe0000, 0xe0000,
+	0xe0002, 0xe001f, 0xe0080, 0xefffd,
+}
+
+// w3libNameprepMap is what nameprep makes of the other code points where a
+// one-code-point label came out otherwise through x/net/idna.
+var w3libNameprepMap = map[rune]string{
+	0x4c0: "\u04cf", 0x10a0: "\u2d00", 0x10a1: "\u2d01", 0x10a2: "\u2d02", 0x10a3: "\u2d03",
+	0x10a4: "\u2d04", 0x10a5: "\u2d05", 0x10a6: "\u2d06", 0x10a7: "\u2d07",
+	0x10a8: "\u2d08", 0x10a9: "\u2d09", 0x10aa: "\u2d0a", 0x10ab: "\u2d0b",
+	0x10ac: "\u2d0c", 0x10ad: "\u2d0d", 0x10ae: "\u2d0e", 0x10af: "\u2d0f",
+	0x10b0: "\u2d10", 0x10b1: "\u2d11", 0x10b2: "\u2d12", 0x10b3: "\u2d13",
+	0x10b4: "\u2d14", 0x10b5: "\u2d15", 0x10b6: "\u2d16", 0x10b7: "\u2d17",
+	0x10b8: "\u2d18", 0x10b9: "\u2d19", 0x10ba: "\u2d1a", 0x10bb: "\u2d1b",
+	0x10bc: "\u2d1c", 0x10bd: "\u2d1d", 0x10be: "\u2d1e", 0x10bf: "\u2d1f",
+	0x10c0: "\u2d20", 0x10c1: "\u2d21", 0x10c2: "\u2d22", 0x10c3: "\u2d23",
+	0x10c4: "\u2d24", 0x10c5: "\u2d25", 0x115f: "\u115f", 0x1160: "\u1160",
+	0x13a0: "\uab70", 0x13a1: "\uab71", 0x13a2: "\uab72", 0x13a3: "\uab73",
+	0x13a4: "\uab74", 0x13a5: "\uab75", 0x13a6: "\uab76", 0x13a7: "\uab77",
+	0x13a8: "\uab78", 0x13a9: "\uab79", 0x13aa: "\uab7a", 0x13ab: "\uab7b",
+	0x13ac: "\uab7c", 0x13ad: "\uab7d", 0x13ae: "\uab7e", 0x13af: "\uab7f",
+	0x13b0: "\uab80", 0x13b1: "\uab81", 0x13b2: "\uab82", 0x13b3: "\uab83",
+	0x13b4: "\uab84", 0x13b5: "\uab85", 0x13b6: "\uab86", 0x13b7: "\uab87",
+	0x13b8: "\uab88", 0x13b9: "\uab89", 0x13ba: "\uab8a", 0x13bb: "\uab8b",
+	0x13bc: "\uab8c", 0x13bd: "\uab8d", 0x13be: "\uab8e", 0x13bf: "\uab8f",
+	0x13c0: "\uab90", 0x13c1: "\uab91", 0x13c2: "\uab92", 0x13c3: "\uab93",
+	0x13c4: "\uab94", 0x13c5: "\uab95", 0x13c6: "\uab96", 0x13c7: "\uab97",
+	0x13c8: "\uab98", 0x13c9: "\uab99", 0x13ca: "\uab9a", 0x13cb: "\uab9b",
+	0x13cc: "\uab9c", 0x13cd: "\uab9d", 0x13ce: "\uab9e", 0x13cf: "\uab9f",
+	0x13d0: "\uaba0", 0x13d1: "\uaba1", 0x13d2: "\uaba2", 0x13d3: "\uaba3",
+	0x13d4: "\uaba4", 0x13d5: "\uaba5", 0x13d6: "\uaba6", 0x13d7: "\uaba7",
+	0x13d8: "\uaba8", 0x13d9: "\uaba9", 0x13da: "\uabaa", 0x13db: "\uabab",
+	0x13dc: "\uabac", 0x13dd: "\uabad", 0x13de: "\uabae", 0x13df: "\uabaf",
+	0x13e0: "\uabb0", 0x13e1: "\uabb1", 0x13e2: "\uabb2", 0x13e3: "\uabb3",
+	0x13e4: "\uabb4", 0x13e5: "\uabb5", 0x13e6: "\uabb6", 0x13e7: "\uabb7",
+	0x13e8: "\uabb8", 0x13e9: "\uabb9", 0x13ea: "\uabba", 0x13eb: "\uabbb",
+	0x13ec: "\uabbc", 0x13ed: "\uabbd", 0x13ee: "\uabbe", 0x13ef: "\uabbf",
+	0x13f0: "\u13f8", 0x13f1: "\u13f9", 0x13f2: "\u13fa", 0x13f3: "\u13fb",
+	0x13f4: "\u13fc", 0x13f5: "\u13fd", 0x17b4: "\u17b4", 0x17b5: "\u17b5", 0x2024: ".",
+	0x2025: "..", 0x2026: "...", 0x2132: "\u214e", 0x2183: "\u2184", 0x2488: "1.",
+	0x2489: "2.", 0x248a: "3.", 0x248b: "4.", 0x248c: "5.", 0x248d: "6.", 0x248e: "7.",
+	0x248f: "8.", 0x2490: "9.", 0x2491: "10.", 0x2492: "11.", 0x2493: "12.", 0x2494: "13.",
+	0x2495: "14.", 0x2496: "15.", 0x2497: "16.", 0x2498: "17.", 0x2499: "18.",
+	0x249a: "19.", 0x249b: "20.", 0x3164: "\u1160", 0x33c2: "a.m.", 0x33c7: "co.",
+	0x33d8: "p.m.", 0xfe30: "..", 0xfe52: ".", 0xffa0: "\u1160", 0x2f868: "\U0002136a",
+	0x2f874: "\u5f33", 0x2f91f: "\u43ab", 0x2f95f: "\u7aae", 0x2f9bf: "\u4d57",
+}
