@@ -10,7 +10,8 @@ import (
 // FuzzResolve checks RFC 3986 §5.2 reference resolution on every pair of
 // a valid absolute base and a valid reference:
 //   - Resolve succeeds (strict and NonStrict), appends after dst's bytes,
-//     and the target parses;
+//     and the target parses, unless it is the documented exception below
+//     (a path "//..." without an authority, which reads back as one);
 //   - a target with an authority has no "." or ".." segment left in its
 //     path (§5.2.4 ran), except where §5.2.2 copies the base path as it
 //     is (a reference with an empty path and no scheme or authority) or
@@ -60,6 +61,16 @@ func FuzzResolve(f *testing.F) {
 		if _, err := uriscan.Resolve(nil, &b, &r, uriscan.NonStrict); err != nil {
 			t.Fatalf("Resolve(%q, %q, NonStrict): %v", bs, rs, err)
 		}
+		// The authority the target was built with: the reference's or the
+		// base's (§5.2.2).
+		builtWithAuthority := r.HasAuthority() || !r.Has(uriscan.Scheme) && b.HasAuthority()
+		if !builtWithAuthority && strings.HasPrefix(target[strings.IndexByte(target, ':')+1:], "//") {
+			// The documented exception: a path "//..." with no authority
+			// is written as §5.3 says and reads back as an authority,
+			// which may not even parse ("A:.///:A/" and "0" give
+			// "A://:A/0": found by the campaign, in testdata/fuzz).
+			return
+		}
 		tu, err := uriscan.ParseString(target)
 		if err != nil {
 			t.Fatalf("Resolve(%q, %q) = %q, which does not parse: %v", bs, rs, target, err)
@@ -67,9 +78,6 @@ func FuzzResolve(f *testing.F) {
 		if !tu.IsAbsolute() {
 			t.Fatalf("Resolve(%q, %q) = %q has no scheme", bs, rs, target)
 		}
-		// The authority the target was built with: the reference's or the
-		// base's (§5.2.2).
-		builtWithAuthority := r.HasAuthority() || !r.Has(uriscan.Scheme) && b.HasAuthority()
 		copiedBasePath := !r.Has(uriscan.Scheme) && !r.HasAuthority() && r.Path() == ""
 		if tu.HasAuthority() && builtWithAuthority && !copiedBasePath {
 			for _, seg := range strings.Split(tu.Path(), "/") {

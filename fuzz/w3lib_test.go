@@ -25,7 +25,12 @@ import (
 //     ("/p"); "%3B0" gives ";0", whose empty path becomes "/" ("/;0",
 //     found by this fuzzer);
 //   - an input without a scheme whose canonical form has one ("%68ttp:x"
-//     gives "http:x", then "http:///x").
+//     gives "http:x", then "http:///x");
+//   - a netloc with a bracket that the first pass takes and whose
+//     canonical form Python then refuses: "//]@[::" gives "//]@[/", on
+//     which Python raises ValueError (an empty IPv6 address), as
+//     AppendW3lib returns ErrW3libInvalidIPv6 (found by the campaign, in
+//     testdata/fuzz/FuzzW3lib).
 func FuzzW3lib(f *testing.F) {
 	for _, s := range w3libSeeds {
 		f.Add(s)
@@ -47,6 +52,11 @@ func FuzzW3lib(f *testing.F) {
 				continue
 			}
 			c2, err := normalize.AppendW3lib(nil, c1, opts)
+			if err == normalize.ErrW3libInvalidIPv6 {
+				if _, netloc, _, _ := w3libSplit(string(c1)); strings.ContainsAny(netloc, "[]") {
+					continue // Python raises on its own output here too (see above)
+				}
+			}
 			if err != nil {
 				t.Fatalf("%+v: W(%q) = %q, which gives error %v", opts, s, c1, err)
 			}
