@@ -161,7 +161,7 @@ func appendSafeBrowsing(dst, raw, clean, work []byte) ([]byte, error) {
 
 	start := len(dst)
 	for _, c := range scheme {
-		dst = append(dst, canonLower(c))
+		dst = append(dst, toLower(c))
 	}
 	dst = append(dst, "://"...)
 
@@ -250,7 +250,7 @@ func sbAppendHost(dst, auth, work []byte) ([]byte, error) {
 		return canonAppendIPv4(dst, v), nil
 	}
 	for i, c := range work {
-		work[i] = canonLower(c)
+		work[i] = toLower(c)
 	}
 	return canonAppendEscaped(dst, work), nil
 }
@@ -277,35 +277,12 @@ func sbPortOK(s []byte, emptyOK bool) bool {
 
 // Helpers shared with surt.go.
 
-const canonHex = "0123456789ABCDEF"
-
-func canonLower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func canonHexVal(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
 // canonDecodeAt decodes the escape "%XY" at b[i:], if there is one.
 func canonDecodeAt(b []byte, i int) (byte, bool) {
 	if i+2 >= len(b) || b[i] != '%' {
 		return 0, false
 	}
-	h, ok1 := canonHexVal(b[i+1])
-	l, ok2 := canonHexVal(b[i+2])
-	return h<<4 | l, ok1 && ok2
+	return unhex(b[i+1])<<4 | unhex(b[i+2]), isHex(b[i+1]) && isHex(b[i+2])
 }
 
 // canonAppendUnescaped appends src percent-unescaped again and again until
@@ -346,7 +323,7 @@ func canonAppendUnescaped(dst, src []byte) []byte {
 func canonAppendEscaped(dst, src []byte) []byte {
 	for _, c := range src {
 		if c <= 0x20 || c >= 0x7f || c == '#' || c == '%' {
-			dst = append(dst, '%', canonHex[c>>4], canonHex[c&15])
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
 		} else {
 			dst = append(dst, c)
 		}
@@ -477,8 +454,8 @@ func canonParseIPv4Part(b []byte, hex bool) (uint64, bool) {
 	}
 	var v uint64
 	for _, c := range b {
-		d, ok := canonHexVal(c)
-		if !ok || uint64(d) >= base {
+		d := unhex(c)
+		if !isHex(c) || uint64(d) >= base {
 			return 0, false
 		}
 		v = v*base + uint64(d)

@@ -271,7 +271,7 @@ func surtParse(raw, buf []byte) (u surtURL, _ []byte, err error) {
 			if c == '%' {
 				break
 			}
-			host[i] = canonLower(c)
+			host[i] = toLower(c)
 		}
 		u.host = host[:len(host):len(host)]
 	}
@@ -340,7 +340,7 @@ func (u surtURL) google(work []byte) (surtURL, []byte) {
 			work = canonAppendIPv4(work, v)
 		} else {
 			for i, c := range host {
-				host[i] = canonLower(c)
+				host[i] = toLower(c)
 			}
 			work = canonAppendEscaped(work, host)
 		}
@@ -492,7 +492,7 @@ func surtIPv4(h []byte) (uint32, bool) {
 // work is scratch.
 func (u surtURL) ia(o *SURTOptions, work []byte) (surtURL, []byte) {
 	for i, c := range u.host {
-		u.host[i] = canonLower(c)
+		u.host[i] = toLower(c)
 	}
 	if !o.KeepWWW && len(u.host) > 0 && string(u.scheme) != "dns" {
 		u.host = surtMassageHost(u.host)
@@ -505,7 +505,7 @@ func (u surtURL) ia(o *SURTOptions, work []byte) (surtURL, []byte) {
 	} else {
 		if !o.KeepPathCase {
 			for i, c := range u.path {
-				u.path[i] = canonLower(c)
+				u.path[i] = toLower(c)
 			}
 		}
 		if !o.KeepPathSessionID && len(u.path) > 0 {
@@ -525,7 +525,7 @@ func (u surtURL) ia(o *SURTOptions, work []byte) (surtURL, []byte) {
 		}
 		if !o.KeepQueryCase {
 			for i, c := range q {
-				q[i] = canonLower(c)
+				q[i] = toLower(c)
 			}
 		}
 		if !o.KeepQueryOrder {
@@ -561,9 +561,9 @@ func surtMassageHost(h []byte) []byte {
 // surtDefaultPort is getDefaultPort: 80, 443 or 0.
 func surtDefaultPort(scheme []byte) int {
 	switch {
-	case len(scheme) == 4 && canonLower(scheme[0]) == 'h' && canonLower(scheme[1]) == 't' && canonLower(scheme[2]) == 't' && canonLower(scheme[3]) == 'p':
+	case len(scheme) == 4 && toLower(scheme[0]) == 'h' && toLower(scheme[1]) == 't' && toLower(scheme[2]) == 't' && toLower(scheme[3]) == 'p':
 		return 80
-	case len(scheme) == 5 && canonLower(scheme[0]) == 'h' && canonLower(scheme[1]) == 't' && canonLower(scheme[2]) == 't' && canonLower(scheme[3]) == 'p' && canonLower(scheme[4]) == 's':
+	case len(scheme) == 5 && toLower(scheme[0]) == 'h' && toLower(scheme[1]) == 't' && toLower(scheme[2]) == 't' && toLower(scheme[3]) == 'p' && toLower(scheme[4]) == 's':
 		return 443
 	}
 	return 0
@@ -593,7 +593,7 @@ func surtFold(b []byte, i int, lit string) bool {
 		return false
 	}
 	for j := 0; j < len(lit); j++ {
-		if canonLower(b[i+j]) != lit[j] {
+		if toLower(b[i+j]) != lit[j] {
 			return false
 		}
 	}
@@ -700,7 +700,7 @@ func surtStripQuerySessionID(q []byte) []byte {
 // case.
 func surtContainsFold(q []byte, lit string) bool {
 	for i := 0; i+len(lit) <= len(q); i++ {
-		if canonLower(q[i]) == lit[0] && surtFold(q, i, lit) {
+		if toLower(q[i]) == lit[0] && surtFold(q, i, lit) {
 			return true
 		}
 	}

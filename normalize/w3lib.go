@@ -170,11 +170,11 @@ func AppendW3lib(dst, raw []byte, opts W3libOptions) ([]byte, error) {
 	p := sc.path[:0]
 	for i := 0; i < len(path); i++ {
 		c := path[i]
-		if c == '%' && i+2 < len(path) && w3libHexVal[path[i+1]] >= 0 && w3libHexVal[path[i+2]] >= 0 {
-			v := byte(w3libHexVal[path[i+1]]<<4 | w3libHexVal[path[i+2]])
+		if c == '%' && i+2 < len(path) && isHex(path[i+1]) && isHex(path[i+2]) {
+			v := unhex(path[i+1])<<4 | unhex(path[i+2])
 			i += 2
 			if v == '/' || v == '?' || w3libSafe[v]&w3libPathSafe == 0 {
-				p = append(p, '%', w3libUpperHex[v>>4], w3libUpperHex[v&15])
+				p = append(p, '%', upperHex[v>>4], upperHex[v&15])
 			} else {
 				p = append(p, v)
 			}
@@ -329,26 +329,11 @@ var w3libSafe = func() (t [256]uint8) {
 	return t
 }()
 
-var w3libHexVal = func() (t [256]int8) {
-	for c := range t {
-		t[c] = -1
-	}
-	for i, c := range []byte("0123456789abcdef") {
-		t[c] = int8(i)
-	}
-	for i, c := range []byte("ABCDEF") {
-		t[c] = int8(10 + i)
-	}
-	return t
-}()
-
-const w3libUpperHex = "0123456789ABCDEF"
-
 func w3libQuoteByte(dst []byte, c byte, class uint8) []byte {
 	if w3libSafe[c]&class != 0 {
 		return append(dst, c)
 	}
-	return append(dst, '%', w3libUpperHex[c>>4], w3libUpperHex[c&15])
+	return append(dst, '%', upperHex[c>>4], upperHex[c&15])
 }
 
 // w3libQuote is quote(b, safe) for the safe sets with "%".
@@ -388,8 +373,8 @@ func w3libUnquotePlus(dst, b []byte) []byte {
 		switch {
 		case c == '+':
 			c = ' '
-		case c == '%' && i+2 < len(b) && w3libHexVal[b[i+1]] >= 0 && w3libHexVal[b[i+2]] >= 0:
-			c = byte(w3libHexVal[b[i+1]]<<4 | w3libHexVal[b[i+2]])
+		case c == '%' && i+2 < len(b) && isHex(b[i+1]) && isHex(b[i+2]):
+			c = unhex(b[i+1])<<4 | unhex(b[i+2])
 			i += 2
 		}
 		dst = append(dst, c)
@@ -459,7 +444,7 @@ func w3libBracketedOK(netloc []byte) bool {
 	if len(host) > 0 && host[0] == 'v' {
 		// re.match(r"\Av[a-fA-F0-9]+\..+\Z", host)
 		i := 1
-		for i < len(host) && w3libHexVal[host[i]] >= 0 {
+		for i < len(host) && isHex(host[i]) {
 			i++
 		}
 		return i > 1 && i+1 < len(host) && host[i] == '.'
@@ -585,7 +570,7 @@ func w3libIPv6(s []byte) bool {
 			return false
 		}
 		for _, c := range h {
-			if w3libHexVal[c] < 0 {
+			if !isHex(c) {
 				return false
 			}
 		}

@@ -40,10 +40,9 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
 			return e.eachLine(files, *workers, func() lineFn {
 				var buf []byte
+				surt := func(dst, raw []byte) ([]byte, error) { return normalize.AppendSURT(dst, raw, opts) }
 				return func(k *sink, name string, s *recordScanner) {
-					buf = canonicalizeRaw(k, name, s, buf, func(dst, raw []byte) ([]byte, error) {
-						return normalize.AppendSURT(dst, raw, opts)
-					})
+					buf = normalizeRaw(k, name, recordFile(files, name), s, nil, false, buf, surt)
 				}
 			})
 		default:
@@ -63,9 +62,10 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			h := h.Clone()
 			var fixed []byte   // reused for every line
 			norm := h.Config() // the text format's: the Hasher's
+			raw := func(dst, line []byte) ([]byte, error) { return norm.AppendRaw(dst, line, lv) }
 			return func(k *sink, name string, s *recordScanner) {
 				if lv.Raw() {
-					fixed = normalizeRaw(k, name, recordFile(files, name), s, h, lv, jsonl, fixed)
+					fixed = normalizeRaw(k, name, recordFile(files, name), s, h, jsonl, fixed, raw)
 					return
 				}
 				buf := k.out
@@ -121,11 +121,12 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 // rawInvalid marks a line a Raw level refused (see normalizeRaw).
 var rawInvalid = &uriscan.Error{Err: errors.New("refused by the level")}
 
-// normalizeRaw is normalize at a Raw level (safebrowsing, w3lib): the
-// line's bytes as the level's owner reads them, valid RFC 3986 or not;
-// only a line over the limit or one the owner refuses is invalid (then
-// s.ParseError is rawInvalid, for the counts). buf is scratch, returned.
-func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Hasher, lv normalize.Level, jsonl bool, buf []byte) []byte {
+// normalizeRaw is normalize at a Raw level (safebrowsing, w3lib) and
+// --format surt: canon's form of the line's bytes, valid RFC 3986 or not;
+// only a line over the limit or one canon refuses is invalid (then
+// s.ParseError is rawInvalid, for the counts). h hashes for jsonl. buf is
+// scratch, returned.
+func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Hasher, jsonl bool, buf []byte, canon func(dst, raw []byte) ([]byte, error)) []byte {
 	if _, long := s.ls.TooLong(); long {
 		k.reportLine(name, s)
 		if jsonl {
@@ -135,7 +136,7 @@ func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Has
 		return buf
 	}
 	s.perr = nil
-	buf, err := h.Config().AppendRaw(buf[:0], s.Bytes(), lv)
+	buf, err := canon(buf[:0], s.Bytes())
 	if err != nil {
 		reason := strings.TrimPrefix(err.Error(), "normalize: ")
 		k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(reason), s.Bytes(), s.Len())
@@ -167,27 +168,6 @@ func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Has
 	b = append(b, `,"hash":"`...)
 	b = hex.AppendEncode(b, sum[:])
 	k.out = append(b, "\"}\n"...)
-	return buf
-}
-
-// canonicalizeRaw writes, as normalizeRaw does in text, what canon makes
-// of s's line, any bytes: for --format surt.
-func canonicalizeRaw(k *sink, name string, s *recordScanner, buf []byte, canon func(dst, raw []byte) ([]byte, error)) []byte {
-	if _, long := s.ls.TooLong(); long {
-		k.reportLine(name, s)
-		k.out = append(k.out, '\n')
-		return buf
-	}
-	s.perr = nil
-	buf, err := canon(buf[:0], s.Bytes())
-	if err != nil {
-		reason := strings.TrimPrefix(err.Error(), "normalize: ")
-		k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(reason), s.Bytes(), s.Len())
-		k.out = append(k.out, '\n')
-		s.perr = rawInvalid
-		return buf
-	}
-	k.out = append(append(k.out, shownBytes(buf, k.rep.redacts())...), '\n')
 	return buf
 }
 
