@@ -130,7 +130,7 @@ test-bench-module:
 ## kernel on any amd64 CPU.
 FUZZ_TARGETS := .:FuzzAVX512Interpreted \
 	./fuzz:FuzzParseVsOracle ./fuzz:FuzzKernels ./fuzz:FuzzLineScanner ./fuzz:FuzzHighway \
-	./fuzz:FuzzNormalize ./fuzz:FuzzRepair ./fuzz:FuzzStream ./fuzz:FuzzLineLimit ./fuzz:FuzzExtract ./fuzz:FuzzResolve ./normalize:FuzzHints \
+	./fuzz:FuzzNormalize ./fuzz:FuzzRepair ./fuzz:FuzzStream ./fuzz:FuzzLineLimit ./fuzz:FuzzExtract ./fuzz:FuzzResolve ./fuzz:FuzzWarnings ./normalize:FuzzHints \
 	./fuzz:FuzzParse2396 ./fuzz:FuzzResolve2396 ./fuzz:FuzzW3lib ./fuzz:FuzzSafeBrowsing ./fuzz:FuzzSURT \
 	./logformat:FuzzParseCombined ./logformat:FuzzCombinedRoundTrip ./logformat:FuzzJSONField
 fuzz:

@@ -1,6 +1,7 @@
 package uriscan
 
 import (
+	"bytes"
 	"net/netip"
 	"strings"
 	"unicode"
@@ -22,8 +23,11 @@ const (
 	// inet_aton and every browser read as an IPv4 address: octal
 	// ("0177.0.0.1"), hexadecimal ("0x7f.1"), one 32-bit number
 	// ("2130706433"), or fewer than four parts ("127.1"), possibly
-	// percent-encoded or with one trailing dot. A filter on HostType IPv4
-	// misses it; (*URI).RareIPv4 gives the address.
+	// percent-encoded, with one trailing dot, with any number of leading
+	// zeros, or in characters that UTS #46 maps to ASCII digits and dots
+	// ("%EF%BC%91%EF%BC%92%EF%BC%97.1" is "１２７.1" in fullwidth digits,
+	// which browsers map first). A filter on HostType IPv4 misses it;
+	// (*URI).RareIPv4 gives the address.
 	RareIPv4 Warnings = 1 << iota
 	// Password (§7.5): the userinfo has a ":" and something after it
 	// ("user:password"): RFC 3986 deprecates passwords in URIs, and the
@@ -96,7 +100,9 @@ func (w Warnings) String() string {
 }
 
 // Warnings returns the §7 warnings u raises. It does not allocate, except
-// to decode an "xn--" label (golang.org/x/net/idna) for MixedScript.
+// to decode an "xn--" label (golang.org/x/net/idna) for MixedScript, to
+// map a reg-name that decodes to bytes >= 0x80 (UTS #46) for RareIPv4, or
+// for a label that decodes to more than 256 bytes.
 func (u *URI) Warnings() Warnings {
 	var w Warnings
 	if u.HasAuthority() {
@@ -171,104 +177,141 @@ func decodedAt(s string, i int) (byte, int) {
 	return s[i], i + 1
 }
 
-// parseRareIPv4 reads host as the WHATWG URL standard's IPv4 parser does
-// (inet_aton's forms: 1 to 4 parts, each decimal, 0x-hexadecimal or
-// 0-octal, the last filling the bytes left; one trailing dot allowed),
-// after percent-decoding, and reports whether it is an address written in
-// another form than RFC 3986's IPv4address (which the grammar would have
-// taken as one).
+// parseRareIPv4 reads host as the WHATWG URL standard's host parser does
+// before its IPv4 parser (inet_aton's forms: 1 to 4 parts, each decimal,
+// 0x-hexadecimal or 0-octal, as many leading zeros as written, the last
+// filling the bytes left; one trailing dot allowed): percent-decoded, and
+// where that gives bytes >= 0x80, mapped by UTS #46 first ("１２７。0.0.1"
+// in fullwidth digits and an ideographic full stop is 127.0.0.1 to a
+// browser). It reports whether the host is an address written in another
+// form than RFC 3986's IPv4address (which the grammar would have taken as
+// one).
 func parseRareIPv4(host string) (netip.Addr, bool) {
-	var dec [64]byte
-	n := 0
+	a, ok, mapped := ipv4Forms(host, true)
+	if !mapped {
+		return a, ok
+	}
+	var buf [64]byte
+	dec := buf[:0]
 	for i := 0; i < len(host); {
-		if n == len(dec) {
-			return netip.Addr{}, false
-		}
-		dec[n], i = decodedAt(host, i)
-		n++
+		var c byte
+		c, i = decodedAt(host, i)
+		dec = append(dec, c)
 	}
-	s := dec[:n]
-	if n > 0 && s[n-1] == '.' {
-		s = s[:n-1]
-	}
-	if len(s) == 0 {
+	if !utf8.Valid(dec) {
 		return netip.Addr{}, false
 	}
+	ascii, err := whatwgIDNA.ToASCII(string(dec))
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	a, ok, _ = ipv4Forms(ascii, false)
+	return a, ok
+}
+
+// whatwgIDNA is the WHATWG URL standard's "domain to ASCII" (UTS #46
+// ToASCII, nontransitional, CheckHyphens and UseSTD3ASCIIRules false).
+var whatwgIDNA = idna.New(idna.MapForLookup(), idna.BidiRule(), idna.Transitional(false),
+	idna.StrictDomainName(false), idna.CheckHyphens(false))
+
+// ipv4Forms reads s, percent-decoding it as it goes when pct, as the
+// WHATWG IPv4 parser does, in one pass and without a buffer. mapped is
+// true when it met a byte >= 0x80 before it could tell: the host is then
+// to be read again after UTS #46 mapping. An ASCII byte that fails here
+// fails after mapping too (mapping lowercases ASCII and keeps it).
+func ipv4Forms(s string, pct bool) (a netip.Addr, ok, mapped bool) {
 	var parts [4]uint64
 	np := 0
-	for {
-		if np == 4 {
-			return netip.Addr{}, false
+	var p ipv4Part
+	for i := 0; i < len(s); {
+		c := s[i]
+		i++
+		if pct && c == '%' && i+1 < len(s) {
+			c = pctByte(s, i-1)
+			i += 2
 		}
-		j := 0
-		for j < len(s) && s[j] != '.' {
-			j++
+		if c >= 0x80 {
+			return netip.Addr{}, false, true
 		}
-		v, ok := parseIPv4Part(s[:j])
-		if !ok {
-			return netip.Addr{}, false
+		if c != '.' {
+			if !p.add(c) {
+				return netip.Addr{}, false, false
+			}
+			continue
 		}
-		parts[np] = v
+		if p.n == 0 || np == len(parts) {
+			return netip.Addr{}, false, false // an empty part ("1..2", ".1"), or a fifth
+		}
+		parts[np] = p.v
 		np++
-		if j == len(s) {
-			break
+		p = ipv4Part{}
+	}
+	if p.n > 0 {
+		if np == len(parts) {
+			return netip.Addr{}, false, false
 		}
-		s = s[j+1:]
-		if len(s) == 0 {
-			return netip.Addr{}, false // an empty part ("1..2", or two trailing dots)
-		}
+		parts[np] = p.v
+		np++
+	}
+	if np == 0 {
+		return netip.Addr{}, false, false // "" or "."
 	}
 	for i := 0; i < np-1; i++ {
 		if parts[i] > 255 {
-			return netip.Addr{}, false
+			return netip.Addr{}, false, false
 		}
 	}
 	last := parts[np-1]
 	if last >= 1<<(8*(5-np)) {
-		return netip.Addr{}, false
+		return netip.Addr{}, false, false
 	}
-	var a uint32
+	var v uint32
 	for i := 0; i < np-1; i++ {
-		a |= uint32(parts[i]) << (8 * (3 - i))
+		v |= uint32(parts[i]) << (8 * (3 - i))
 	}
-	a |= uint32(last)
-	return netip.AddrFrom4([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)}), true
+	v |= uint32(last)
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true, false
 }
 
-// parseIPv4Part reads one part: "0x" or "0X" then hex digits (none: 0),
-// "0" then octal digits, or decimal digits; at most 2^32 (larger parts are
-// refused, as every part > 255 but the last is).
-func parseIPv4Part(p []byte) (uint64, bool) {
-	if len(p) == 0 {
-		return 0, false
-	}
-	base := uint64(10)
+// ipv4Part reads one part of an IPv4 host a byte at a time: "0x" or "0X"
+// then hex digits (none: 0), "0" then octal digits, or decimal digits.
+// Its value is held up to 2^32 and refused beyond, as every part > 255
+// but the last is.
+type ipv4Part struct {
+	n    int    // bytes read
+	base uint64 // 0 until the base is known
+	v    uint64
+}
+
+// add reads c, and reports false when the part can no longer be a number.
+func (p *ipv4Part) add(c byte) bool {
+	p.n++
 	switch {
-	case len(p) >= 2 && p[0] == '0' && p[1]|0x20 == 'x':
-		base, p = 16, p[2:]
-	case len(p) >= 2 && p[0] == '0':
-		base, p = 8, p[1:]
+	case p.n == 1 && c == '0':
+		return true // "0", "0x..." or "0..." (octal): the next byte says
+	case p.n == 1:
+		p.base = 10
+	case p.n == 2 && p.base == 0:
+		if c|0x20 == 'x' {
+			p.base = 16
+			return true
+		}
+		p.base = 8
 	}
-	var v uint64
-	for _, c := range p {
-		var d uint64
-		switch {
-		case '0' <= c && c <= '9':
-			d = uint64(c - '0')
-		case base == 16 && 'a' <= c|0x20 && c|0x20 <= 'f':
-			d = uint64(c|0x20-'a') + 10
-		default:
-			return 0, false
-		}
-		if d >= base {
-			return 0, false
-		}
-		v = v*base + d
-		if v > 1<<32 {
-			return 0, false
-		}
+	var d uint64
+	switch {
+	case '0' <= c && c <= '9':
+		d = uint64(c - '0')
+	case 'a' <= c|0x20 && c|0x20 <= 'f':
+		d = uint64(c|0x20-'a') + 10
+	default:
+		return false
 	}
-	return v, true
+	if d >= p.base {
+		return false
+	}
+	p.v = p.v*p.base + d
+	return p.v <= 1<<32
 }
 
 // hostWarnings checks a reg-name's decoded bytes: HostNotUTF8 and
@@ -292,9 +335,7 @@ func hostWarnings(host string) Warnings {
 			for j := 0; j < len(label); {
 				var c byte
 				c, j = decodedAt(label, j)
-				if len(dec) < len(buf) {
-					dec = append(dec, c)
-				}
+				dec = append(dec, c) // on the heap past 256 bytes (a DNS label has 63)
 			}
 			if !utf8.Valid(dec) {
 				w |= HostNotUTF8
@@ -464,12 +505,14 @@ const Redacted = "***"
 // AppendRedacted appends text to dst with the password of its userinfo,
 // if any, replaced by Redacted ("http://user:***@host/"), as §7.5 advises
 // for URIs shown to people. text need not be a valid URI (an error
-// message's echo of an invalid line is redacted too): the authority
-// follows the first "/" of text when that is a "//" with no "?" or "#"
-// before it, and ends at the next "/", "?", "#", "\", space or control
-// byte; the userinfo is what comes
-// before its last "@", and the password what follows the userinfo's first
-// ":". A text with no such password is appended unchanged.
+// message's echo of an invalid line is redacted too). The authority
+// follows the first "/" of text when that is a "//" at the start or right
+// after the text's first ":", with no "?" or "#" before it. It ends at the
+// next "/", "?", "#", "\", space or control byte. The userinfo is what
+// comes before its last "@", and the password what follows the userinfo's
+// first ":". A text with no such password is appended unchanged. On a
+// valid URI, what it replaces is what (*URI).PasswordSpan gives
+// (FuzzWarnings checks it).
 func AppendRedacted(dst, text []byte) []byte {
 	s, e, ok := FindPassword(text)
 	if !ok {
@@ -506,7 +549,11 @@ func FindPassword(text []byte) (start, end int, ok bool) {
 			return 0, 0, false
 		}
 		if c == '/' {
-			if text[i+1] == '/' {
+			// "//" at the start, or after the first ":" of the text: for a
+			// valid URI that ":" ends the scheme, since a relative
+			// reference's first segment has none ("path-noscheme"), so
+			// "a:b//u:p@h" (a path) keeps its text.
+			if text[i+1] == '/' && (i == 0 || text[i-1] == ':' && bytes.IndexByte(text[:i], ':') == i-1) {
 				auth = i + 2
 			}
 			break

@@ -2,6 +2,7 @@ package uriscan
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +37,19 @@ func TestWarnings(t *testing.T) {
 		{"http://256.1/", 0, ""},       // a part before the last over 255
 		{"http://[::1]/", 0, ""},       // IP-literal
 		{"http://127.1.:80/x", RareIPv4, "127.0.0.1"},
+		// Leading zeros without limit: a 64-byte buffer once missed these.
+		{"http://" + strings.Repeat("0", 80) + "177.0.0.1/", RareIPv4, "127.0.0.1"},
+		{"http://0x" + strings.Repeat("0", 80) + "7f.1/", RareIPv4, "127.0.0.1"},
+		{"http://" + strings.Repeat("%30", 30) + "177.1/", RareIPv4, "127.0.0.1"},
+		// Characters UTS #46 maps to digits and dots, as browsers do first.
+		{"http://%EF%BC%91%EF%BC%92%EF%BC%97.0.0.1/", RareIPv4, "127.0.0.1"},      // fullwidth "１２７"
+		{"http://127%E3%80%820%E3%80%820%E3%80%821/", RareIPv4, "127.0.0.1"},      // ideographic full stops
+		{"http://%EF%BC%90%EF%BD%98%EF%BC%97%EF%BD%86.1/", RareIPv4, "127.0.0.1"}, // fullwidth "０ｘ７ｆ"
+		{"http://1%C2%AD27.1/", RareIPv4, "127.0.0.1"},                            // a soft hyphen, mapped to nothing
+		{"http://%EF%BC%91.2.3.4.5/", 0, ""},                                      // five parts, mapped or not
+		{"http://%D9%A1%D9%A2%D9%A7.1/", 0, ""},                                   // Arabic-Indic digits: not mapped, a name
+		{"http://%EF%BC%91%FF.1/", HostNotUTF8, ""},                               // not UTF-8: no address
+		{"http://%E4%BE%8B.1/", 0, ""},                                            // 例.1: ends in a number, but not an address
 		// §7.5 a password in userinfo.
 		{"http://user:secret@h/", Password, ""},
 		{"http://user:@h/", 0, ""}, // ":" and nothing after: no password
@@ -52,11 +66,13 @@ func TestWarnings(t *testing.T) {
 		{"http://-a.b@h/", 0, ""}, // hyphen at a label's start
 		// §7.6 host bytes that are not UTF-8, mixed scripts.
 		{"http://%FF.example/", HostNotUTF8, ""},
-		{"http://caf%C3%A9.example/", 0, ""},              // UTF-8, one script
-		{"http://p%D0%B0ypal.com/", MixedScript, ""},      // Latin and Cyrillic а
-		{"http://xn--pypal-4ve.com/", MixedScript, ""},    // the same, as an A-label
-		{"http://xn--bcher-kva.example/", 0, ""},          // bücher: Latin
-		{"http://%E6%97%A5%E6%9C%AC%E3%81%AE.jp/", 0, ""}, // 日本の: Han and Hiragana (Japanese)
+		{"http://caf%C3%A9.example/", 0, ""},                                           // UTF-8, one script
+		{"http://p%D0%B0ypal.com/", MixedScript, ""},                                   // Latin and Cyrillic а
+		{"http://xn--pypal-4ve.com/", MixedScript, ""},                                 // the same, as an A-label
+		{"http://xn--bcher-kva.example/", 0, ""},                                       // bücher: Latin
+		{"http://%E6%97%A5%E6%9C%AC%E3%81%AE.jp/", 0, ""},                              // 日本の: Han and Hiragana (Japanese)
+		{"http://" + strings.Repeat("a", 255) + "%C3%A9%FF.example/", HostNotUTF8, ""}, // past a 256-byte buffer
+		{"http://" + strings.Repeat("a", 255) + "%D0%B0.example/", MixedScript, ""},
 		{"http://abc%E6%97%A5.jp/", 0, ""},                // Latin with Han
 		{"http://%D0%B0%CE%B1.example/", MixedScript, ""}, // Cyrillic and Greek
 		{"http://%D1%80%D1%84.example/", 0, ""},           // рф: Cyrillic alone
@@ -157,6 +173,11 @@ func TestAppendRedacted(t *testing.T) {
 		{"http://us er:p@h/", "http://us er:p@h/"}, // the authority ends at the space
 		{"http://u:p a@h/", "http://u:p a@h/"},
 		{"ht tp://u:pw@h/%zz", "ht tp://u:***@h/%zz"}, // invalid text is redacted too
+		{"a:b//u:p@h", "a:b//u:p@h"},                  // a path, not an authority: "//" not right after the scheme
+		{"a:b://u:p@h", "a:b://u:p@h"},                // nor after the first ":"
+		{"x/y//u:p@h", "x/y//u:p@h"},                  // nor at the start
+		{"HTTP://u:p@h", "HTTP://u:***@h"},            // any scheme
+		{"ht%tp://u:pw@h", "ht%tp://u:***@h"},
 		{"", ""},
 	} {
 		if got := string(AppendRedacted([]byte("<"), []byte(c.in))); got != "<"+c.want {

@@ -1,0 +1,235 @@
+package fuzz
+
+import (
+	"bytes"
+	"math/big"
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+
+	"github.com/uriscan/uriscan"
+)
+
+var securitySeeds = []string{
+	"http://0x7f.1/", "http://2130706433/", "http://127.1/", "http://0177.0.0.1/", "http://127.0.0.1./",
+	"http://%31%32%37.0.0.1/", "http://0x/", "http://10.1.65535/", "http://4294967296/", "http://1.2.3.4.5/",
+	"http://1..2/", "http://08.1/", "http://000000000000000000000000000000000000000000000000000000000000000000177.1/",
+	"http://%EF%BC%91%EF%BC%92%EF%BC%97.0.0.1/", "http://127%E3%80%820%E3%80%821/", "http://1%C2%AD27.1/",
+	"http://user:secret@h/", "http://user:@h/", "http://:pw@h/", "http://u:p@q@h/x", "//u:p@h",
+	"http://www.example.com@evil.test/", "http://example.com:pw@evil.test/", "http://10.0.0.1@evil.test/",
+	"http://%FF.example/", "http://p%D0%B0ypal.com/", "http://xn--pypal-4ve.com/", "http://%E6%97%A5%E6%9C%AC.jp/",
+	"http://h/a/%00/%2F/%5c/%2E%2E/.%2e/x", "a:b//u:p@h", "a:b://u:p@h", "ht tp://u:pw@h/%zz", "mailto:u:p@h",
+	"http://h?u:p@h", "http://us er:p@h/",
+}
+
+// whatwgIDNA is the WHATWG URL standard's domain to ASCII (UTS #46,
+// nontransitional, CheckHyphens and UseSTD3ASCIIRules false).
+var whatwgIDNA = idna.New(idna.MapForLookup(), idna.BidiRule(), idna.Transitional(false),
+	idna.StrictDomainName(false), idna.CheckHyphens(false))
+
+// refIPv4 is the WHATWG URL standard's host parser up to its IPv4 parser,
+// written from the standard's steps: percent-decode, domain to ASCII when
+// that gives non-ASCII, lowercase, split on ".", drop one empty last part,
+// at most 4 parts, each part a number (0x hex, 0 octal, decimal) of any
+// size, every part but the last at most 255, the last below 256^(5-n).
+func refIPv4(host string) (netip.Addr, bool) {
+	dec, err := url.PathUnescape(host)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	for i := 0; i < len(dec); i++ {
+		if dec[i] >= 0x80 {
+			if !utf8.ValidString(dec) {
+				return netip.Addr{}, false
+			}
+			if dec, err = whatwgIDNA.ToASCII(dec); err != nil {
+				return netip.Addr{}, false
+			}
+			break
+		}
+	}
+	parts := strings.Split(strings.ToLower(dec), ".")
+	if len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	nums := make([]*big.Int, len(parts))
+	for i, p := range parts {
+		if p == "" {
+			return netip.Addr{}, false
+		}
+		base, digits := 10, "0123456789"
+		switch {
+		case strings.HasPrefix(p, "0x"):
+			base, digits, p = 16, "0123456789abcdef", p[2:]
+		case len(p) > 1 && p[0] == '0':
+			base, digits, p = 8, "01234567", p[1:]
+		}
+		if strings.Trim(p, digits) != "" {
+			return netip.Addr{}, false
+		}
+		n := new(big.Int)
+		if p != "" {
+			n.SetString(p, base)
+		}
+		nums[i] = n
+	}
+	for _, n := range nums[:len(nums)-1] {
+		if n.Cmp(big.NewInt(255)) > 0 {
+			return netip.Addr{}, false
+		}
+	}
+	limit := new(big.Int).Lsh(big.NewInt(1), uint(8*(5-len(nums))))
+	if nums[len(nums)-1].Cmp(limit) >= 0 {
+		return netip.Addr{}, false
+	}
+	v := new(big.Int).Set(nums[len(nums)-1])
+	for i, n := range nums[:len(nums)-1] {
+		v.Add(v, new(big.Int).Lsh(n, uint(8*(3-i))))
+	}
+	var a [4]byte
+	v.FillBytes(a[:])
+	return netip.AddrFrom4(a), true
+}
+
+// FuzzWarnings checks the RFC 3986 §7 warnings and the redaction of
+// passwords on any text:
+//   - FindPassword, HasPassword and AppendRedacted agree, never panic, and
+//     redacting twice is redacting once;
+//   - on a valid URI (RFC 3986 or RFC 2396), the redacted span is exactly
+//     PasswordSpan (but for an RFC 2396 registry-based authority, which
+//     has no userinfo, where the text may redact what looks like one),
+//     the Password warning is set exactly when there is a password,
+//     and the redacted text parses to the same components but the
+//     password;
+//   - RareIPv4 gives what the WHATWG host parser (refIPv4, written
+//     separately from the standard's steps) reads a reg-name as, and the
+//     warning is set exactly then;
+//   - the §7.3 path warnings and HostNotUTF8 are set exactly when a plain
+//     decode of the path and host says so; a host that is not a reg-name,
+//     or is ASCII without an "xn--" label, raises no host warning.
+func FuzzWarnings(f *testing.F) {
+	for _, s := range securitySeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		ps, pe, pok := uriscan.FindPassword(b)
+		if pok && (ps < 1 || ps >= pe || pe >= len(b) || b[ps-1] != ':' || b[pe] != '@') {
+			t.Fatalf("%q: FindPassword %d:%d", s, ps, pe)
+		}
+		if uriscan.HasPassword(b) != pok {
+			t.Fatalf("%q: HasPassword disagrees with FindPassword", s)
+		}
+		red := uriscan.AppendRedacted([]byte("<"), b)
+		want := "<" + s
+		if pok {
+			want = "<" + s[:ps] + uriscan.Redacted + s[pe:]
+		}
+		if string(red) != want {
+			t.Fatalf("%q: AppendRedacted %q, want %q", s, red[1:], want[1:])
+		}
+		if again := uriscan.AppendRedacted(nil, red[1:]); !bytes.Equal(again, red[1:]) {
+			t.Fatalf("%q: redacted %q, then %q", s, red[1:], again)
+		}
+		for _, g := range []uriscan.Grammar{uriscan.RFC3986, uriscan.RFC2396} {
+			u, err := g.ParseString(s)
+			if err != nil {
+				continue
+			}
+			checkWarnings(t, g, &u, s, red[1:])
+		}
+	})
+}
+
+func checkWarnings(t *testing.T, g uriscan.Grammar, u *uriscan.URI, s string, red []byte) {
+	t.Helper()
+	w := u.Warnings()
+	if u.Warnings() != w {
+		t.Fatalf("%v %q: Warnings not deterministic", g, s)
+	}
+	ps, pe, pok := u.PasswordSpan()
+	fs, fe, fok := uriscan.FindPassword([]byte(s))
+	// An RFC 2396 registry-based authority ("u:p@q@h": a reg_name, for
+	// it is no server) has no userinfo, yet the text redacts what would
+	// be its password: only there may FindPassword find more.
+	extra := g == uriscan.RFC2396 && u.RegistryBased() && !pok
+	if pok != fok && !extra || pok && (ps != fs || pe != fe) {
+		t.Fatalf("%v %q: PasswordSpan %d:%d %v, FindPassword %d:%d %v", g, s, ps, pe, pok, fs, fe, fok)
+	}
+	if (w&uriscan.Password != 0) != pok {
+		t.Fatalf("%v %q: warning %v, PasswordSpan %v", g, s, w, pok)
+	}
+	if pok {
+		v, err := g.ParseString(string(red))
+		if err != nil {
+			t.Fatalf("%v %q: redacted %q does not parse: %v", g, s, red, err)
+		}
+		user, _, _ := strings.Cut(u.Userinfo(), ":")
+		for c := uriscan.Scheme; c <= uriscan.Fragment; c++ {
+			wantC := u.Get(c)
+			if c == uriscan.Userinfo {
+				wantC = user + ":" + uriscan.Redacted
+			}
+			if v.Has(c) != u.Has(c) || v.Get(c) != wantC {
+				t.Fatalf("%v %q: redacted %q has %v %q", g, s, red, c, v.Get(c))
+			}
+		}
+	}
+	regName := u.HasAuthority() && u.HostType() == uriscan.RegName
+	addr, aok := u.RareIPv4()
+	if (w&uriscan.RareIPv4 != 0) != aok {
+		t.Fatalf("%v %q: warning %v, RareIPv4 %v", g, s, w, aok)
+	}
+	if ra, rok := refIPv4(u.Host()); regName && (rok != aok || rok && ra != addr) {
+		t.Fatalf("%v %q: RareIPv4 %v %v, WHATWG reads %v %v", g, s, addr, aok, ra, rok)
+	} else if !regName && aok {
+		t.Fatalf("%v %q: RareIPv4 %v on a %v host", g, s, addr, u.HostType())
+	}
+	hostW := w & (uriscan.RareIPv4 | uriscan.HostNotUTF8 | uriscan.MixedScript)
+	host := u.Host()
+	if !regName && hostW != 0 {
+		t.Fatalf("%v %q: host warnings %v on a %v host", g, s, hostW, u.HostType())
+	}
+	if regName && !strings.Contains(host, "%") && !strings.Contains(strings.ToLower(host), "xn--") && w&(uriscan.HostNotUTF8|uriscan.MixedScript) != 0 {
+		t.Fatalf("%v %q: %v on an ASCII host", g, s, w)
+	}
+	notUTF8 := false
+	if regName {
+		for _, label := range strings.Split(host, ".") {
+			if d, err := url.PathUnescape(label); err == nil && strings.Contains(label, "%") && !utf8.ValidString(d) {
+				notUTF8 = true
+			}
+		}
+	}
+	if (w&uriscan.HostNotUTF8 != 0) != notUTF8 {
+		t.Fatalf("%v %q: warnings %v, a label not UTF-8: %v", g, s, w, notUTF8)
+	}
+	path := u.Path()
+	lower := strings.ToLower(path)
+	dots := false
+	for _, seg := range strings.Split(path, "/") {
+		if d, err := url.PathUnescape(seg); err == nil && strings.Contains(seg, "%") && (d == "." || d == "..") {
+			dots = true
+		}
+	}
+	for _, c := range []struct {
+		w    uriscan.Warnings
+		want bool
+	}{
+		{uriscan.EncodedNUL, strings.Contains(path, "%00")},
+		{uriscan.EncodedSlash, strings.Contains(lower, "%2f")},
+		{uriscan.EncodedBackslash, strings.Contains(lower, "%5c")},
+		{uriscan.EncodedDotSegment, dots},
+	} {
+		if (w&c.w != 0) != c.want {
+			t.Fatalf("%v %q: warnings %v, %v expected %v", g, s, w, c.w, c.want)
+		}
+	}
+}
