@@ -1,7 +1,6 @@
 package uriscan
 
 import (
-	"bytes"
 	"net/netip"
 	"strings"
 	"unicode"
@@ -507,12 +506,12 @@ const Redacted = "***"
 // for URIs shown to people. text need not be a valid URI (an error
 // message's echo of an invalid line is redacted too). The authority
 // follows the first "/" of text when that is a "//" at the start or right
-// after the text's first ":", with no "?" or "#" before it. It ends at the
+// after a ":", with no "?" or "#" before it. It ends at the
 // next "/", "?", "#", "\", space or control byte. The userinfo is what
 // comes before its last "@", and the password what follows the userinfo's
 // first ":". A text with no such password is appended unchanged. On a
-// valid URI, what it replaces is what (*URI).PasswordSpan gives
-// (FuzzWarnings checks it).
+// valid URI with an authority, what it replaces is what
+// (*URI).PasswordSpan gives (FuzzWarnings checks it).
 func AppendRedacted(dst, text []byte) []byte {
 	s, e, ok := FindPassword(text)
 	if !ok {
@@ -549,11 +548,12 @@ func FindPassword(text []byte) (start, end int, ok bool) {
 			return 0, 0, false
 		}
 		if c == '/' {
-			// "//" at the start, or after the first ":" of the text: for a
-			// valid URI that ":" ends the scheme, since a relative
-			// reference's first segment has none ("path-noscheme"), so
-			// "a:b//u:p@h" (a path) keeps its text.
-			if text[i+1] == '/' && (i == 0 || text[i-1] == ':' && bytes.IndexByte(text[:i], ':') == i-1) {
+			// "//" at the start or after a ":": on a URI with an
+			// authority, that is the authority's ("s://", "//"), and
+			// "a:b//u:p@h" (a path) keeps its text. A path that embeds
+			// "://" ("a:b://u:p@h") is redacted all the same, as is an
+			// invalid line's ("Referer: http://u:p@h/").
+			if text[i+1] == '/' && (i == 0 || text[i-1] == ':') {
 				auth = i + 2
 			}
 			break

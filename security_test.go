@@ -173,10 +173,11 @@ func TestAppendRedacted(t *testing.T) {
 		{"http://us er:p@h/", "http://us er:p@h/"}, // the authority ends at the space
 		{"http://u:p a@h/", "http://u:p a@h/"},
 		{"ht tp://u:pw@h/%zz", "ht tp://u:***@h/%zz"}, // invalid text is redacted too
-		{"a:b//u:p@h", "a:b//u:p@h"},                  // a path, not an authority: "//" not right after the scheme
-		{"a:b://u:p@h", "a:b://u:p@h"},                // nor after the first ":"
-		{"x/y//u:p@h", "x/y//u:p@h"},                  // nor at the start
-		{"HTTP://u:p@h", "HTTP://u:***@h"},            // any scheme
+		{"a:b//u:p@h", "a:b//u:p@h"},                  // a path, not an authority: "//" not after a ":"
+		{"a:b://u:p@h", "a:b://u:***@h"},              // a path that embeds "://": redacted all the same
+		{"Referer: http://u:p@h/", "Referer: http://u:***@h/"},
+		{"x/y//u:p@h", "x/y//u:p@h"},       // nor at the start
+		{"HTTP://u:p@h", "HTTP://u:***@h"}, // any scheme
 		{"ht%tp://u:pw@h", "ht%tp://u:***@h"},
 		{"", ""},
 	} {
