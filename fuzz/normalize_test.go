@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"net/netip"
 	"strings"
 	"testing"
@@ -21,7 +22,9 @@ import (
 // relative-path reference resolves differently against the two ("g" gives
 // "/a/b/g" against x and "/a/g" against N(x)). No normal form can be both
 // RFC-equivalent to x and resolve like it, and the normalizer keeps the
-// RFC's; that pair is not checked.
+// RFC's; that pair is not checked. Nor is a reference whose targets
+// against both are FuzzResolve's documented exception (a path "//..."
+// built without an authority).
 func FuzzNormalize(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
@@ -101,6 +104,13 @@ func checkNormal(t *testing.T, n *normalize.Normalizer, u *uriscan.URI, s string
 			if err1 != nil || err2 != nil {
 				t.Fatalf("resolve: %v %v", err1, err2)
 			}
+			if !ref.HasAuthority() && (ref.Has(uriscan.Scheme) || !u.HasAuthority()) && pathAsAuthority(t1) && pathAsAuthority(t2) {
+				// Both targets are FuzzResolve's documented exception: a
+				// path "//..." built without an authority reads back as
+				// one, and may not parse ("g" against "A:/.//:A/" gives
+				// "A://:A/g": found by the campaign, in testdata/fuzz).
+				continue
+			}
 			a, errA := normalize.String(string(t1), level)
 			b, errB := normalize.String(string(t2), level)
 			if errA != nil || errB != nil || a != b {
@@ -157,4 +167,11 @@ func FuzzRepair(f *testing.F) {
 			t.Fatalf("Repair(%q) = %q does not parse: %v", "http://h/"+s, path, err)
 		}
 	})
+}
+
+// pathAsAuthority reports whether the target of a resolution has "//"
+// right after its scheme's ":", the text of an authority.
+func pathAsAuthority(target []byte) bool {
+	i := bytes.IndexByte(target, ':')
+	return i >= 0 && bytes.HasPrefix(target[i+1:], []byte("//"))
 }
