@@ -1,6 +1,7 @@
 package uriscan
 
 import (
+	"bytes"
 	"net/netip"
 	"strings"
 	"unicode"
@@ -531,14 +532,7 @@ func HasPassword(text []byte) bool {
 // FindPassword returns where the password AppendRedacted replaces is in
 // text (text[start:end]), and false when text has none.
 func FindPassword(text []byte) (start, end int, ok bool) {
-	at := -1
-	for i := 0; i < len(text); i++ {
-		if text[i] == '@' {
-			at = i
-			break
-		}
-	}
-	if at < 0 {
+	if bytes.IndexByte(text, '@') < 0 {
 		return 0, 0, false // the common case: one pass, no "@"
 	}
 	auth := -1

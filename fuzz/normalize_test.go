@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"bytes"
 	"net/netip"
 	"strings"
 	"testing"
@@ -104,7 +103,7 @@ func checkNormal(t *testing.T, n *normalize.Normalizer, u *uriscan.URI, s string
 			if err1 != nil || err2 != nil {
 				t.Fatalf("resolve: %v %v", err1, err2)
 			}
-			if !ref.HasAuthority() && (ref.Has(uriscan.Scheme) || !u.HasAuthority()) && pathAsAuthority(t1) && pathAsAuthority(t2) {
+			if !ref.HasAuthority() && (ref.Has(uriscan.Scheme) || !u.HasAuthority()) && pathAsAuthority(string(t1)) && pathAsAuthority(string(t2)) {
 				// Both targets are FuzzResolve's documented exception: a
 				// path "//..." built without an authority reads back as
 				// one, and may not parse ("g" against "A:/.//:A/" gives
@@ -171,7 +170,7 @@ func FuzzRepair(f *testing.F) {
 
 // pathAsAuthority reports whether the target of a resolution has "//"
 // right after its scheme's ":", the text of an authority.
-func pathAsAuthority(target []byte) bool {
-	i := bytes.IndexByte(target, ':')
-	return i >= 0 && bytes.HasPrefix(target[i+1:], []byte("//"))
+func pathAsAuthority(target string) bool {
+	i := strings.IndexByte(target, ':')
+	return i >= 0 && strings.HasPrefix(target[i+1:], "//")
 }

@@ -64,7 +64,7 @@ func FuzzResolve(f *testing.F) {
 		// The authority the target was built with: the reference's or the
 		// base's (§5.2.2).
 		builtWithAuthority := r.HasAuthority() || !r.Has(uriscan.Scheme) && b.HasAuthority()
-		if !builtWithAuthority && strings.HasPrefix(target[strings.IndexByte(target, ':')+1:], "//") {
+		if !builtWithAuthority && pathAsAuthority(target) {
 			// The documented exception: a path "//..." with no authority
 			// is written as §5.3 says and reads back as an authority,
 			// which may not even parse ("A:.///:A/" and "0" give
