@@ -41,7 +41,30 @@ func Repair(dst, raw []byte) ([]byte, Repairs) {
 	}
 	r.Trimmed = len(raw) - (end - start)
 	s := raw[start:end]
+	if bytes.IndexAny(s, "\t\n\r") < 0 {
+		return repair(dst, s, r)
+	}
+	// The WHATWG parser removes every tab and newline before it reads
+	// anything, so "http:/\n/h" has a host and a newline inside a
+	// UTF-8 sequence does not split it. The cleaned copy is put after
+	// dst's end, repaired from there and moved down over itself.
+	mark := len(dst)
+	for _, c := range s {
+		if c == '\t' || c == '\n' || c == '\r' {
+			r.Trimmed++
+		} else {
+			dst = append(dst, c)
+		}
+	}
+	n := len(dst) - mark
+	dst, r = repair(dst, dst[mark:], r)
+	return dst[:mark+copy(dst[mark:], dst[mark+n:])], r
+}
 
+// repair is Repair on s, which is trimmed and has no tab or newline; r
+// holds what the trimming changed. s may be the last bytes of dst: repair
+// only appends to dst and never writes over s.
+func repair(dst, s []byte, r Repairs) ([]byte, Repairs) {
 	// Where the scheme, the host and the query start, roughly as the
 	// strict scanner will see them.
 	scheme := 0
@@ -88,9 +111,6 @@ func Repair(dst, raw []byte) ([]byte, Repairs) {
 			continue
 		}
 		switch {
-		case c == '\t' || c == '\n' || c == '\r':
-			r.Trimmed++
-			continue
 		case c == '\\' && special && !inQuery && hashes == 0:
 			r.Backslashes++
 			dst = append(dst, '/')

@@ -31,11 +31,20 @@ func TestRepair(t *testing.T) {
 		{"http://h\xff/", "http://h%FF/", Repairs{Encoded: 1}},                            // not UTF-8
 		{"http://a\xe2\x80\xaeb/", "http://a%E2%80%AEb/", Repairs{Encoded: 3}},            // U+202E: UTS #46 rejects it
 		{"http://[::1]:80/caf\xc3\xa9", "http://[::1]:80/caf%C3%A9", Repairs{Encoded: 2}}, // IP literal: no IDNA
+		// Tabs and newlines go first, wherever they are (found by FuzzRepair:
+		// one inside a UTF-8 sequence split it, and the second Repair then
+		// found a Unicode host the first had percent-encoded).
+		{"http://b\xc3\n\xbccher.example/", "http://xn--bcher-kva.example/", Repairs{Trimmed: 1, IDNA: 1}},
+		{"http:/\t/B\xc3\x9cCHER.example/", "http://xn--bcher-kva.example/", Repairs{Trimmed: 1, IDNA: 1}},
+		{"\thttp://h/a\r\nb c ", "http://h/ab%20c", Repairs{Trimmed: 4, Encoded: 1}},
 	}
 	for _, c := range cases {
 		got, r := Repair(nil, []byte(c.in))
 		if string(got) != c.want || r != c.r {
 			t.Errorf("Repair(%q) = %q %+v, want %q %+v", c.in, got, r, c.want, c.r)
+		}
+		if pre, _ := Repair([]byte("pre"), []byte(c.in)); string(pre) != "pre"+c.want {
+			t.Errorf("Repair(%q) after \"pre\" = %q, want %q", c.in, pre, "pre"+c.want)
 		}
 		if _, err := uriscan.Parse(got); err != nil {
 			t.Errorf("Repair(%q) = %q does not parse: %v", c.in, got, err)
