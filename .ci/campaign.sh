@@ -3,8 +3,10 @@
 #   .ci/campaign.sh run DURATION DIR:NAME...   fuzz each target in turn for
 #       DURATION with one worker and append a row per run to the ledger
 #   .ci/campaign.sh totals [MINUTES]           minutes and execs per target
-#       (pass and deadline rows; a run that found a bug does not count),
-#       every target of FUZZ_TARGETS listed, "done" at MINUTES (30) or more
+#       (pass and deadline rows after the target's last "found" row: a run
+#       that found a bug does not count, and the fix starts the target's
+#       time again), every target of FUZZ_TARGETS listed, "done" at
+#       MINUTES (30) or more
 # Run two at a time on two cores (one per core): the ledger's minutes are
 # minutes of one core each.
 set -euo pipefail
@@ -50,7 +52,7 @@ print: ; @echo $(FUZZ_TARGETS)')
     }
     /^#/ { next }
     $6 == "pass" || $6 == "deadline" { t[$3 ":" $2] += minutes($4); x[$3 ":" $2] += $5; r[$3 ":" $2]++ }
-    $6 == "found" { f[$3 ":" $2]++ }
+    $6 == "found" { k = $3 ":" $2; f[k]++; t[k] = 0; x[k] = 0; r[k] = 0 }
     END {
       n = split(targets, all, " ")
       printf "%-36s %8s %14s %5s %6s\n", "target", "minutes", "execs", "runs", "found"
