@@ -28,7 +28,8 @@ const (
 	DropEmptyQuery
 	// RemoveDuplicateSlashes turns runs of "/" in the path into one.
 	RemoveDuplicateSlashes
-	// StripWWW removes a leading "www." from a reg-name host.
+	// StripWWW removes the leading "www." labels of a reg-name host
+	// ("www.www.a.com" gives "a.com").
 	StripWWW
 	// DropIndexPages removes a last path segment that is a default index
 	// page (index.html, index.htm, index.php, index.asp, index.aspx,
@@ -107,7 +108,9 @@ func (n *Normalizer) crawl(dst []byte, start int, h Heuristics) []byte {
 				host = a
 			}
 		}
-		if h&StripWWW != 0 && bytes.HasPrefix(host, []byte("www.")) && len(host) > 4 {
+		// Every leading "www." label, so that the normal form is a fixed
+		// point ("www.www.0" gave "www.0", then "0": found by FuzzNormalize).
+		for h&StripWWW != 0 && bytes.HasPrefix(host, []byte("www.")) && len(host) > 4 {
 			host = host[4:]
 		}
 		out = append(out, host...)

@@ -19,6 +19,8 @@ func TestCrawler(t *testing.T) {
 		{"http://h/p#f", DropFragment, "http://h/p"},
 		{"http://h/p#f", SortQuery, "http://h/p#f"},
 		{"http://www./", StripWWW, "http://www./"},
+		{"http://www.www.0/", StripWWW, "http://0/"},
+		{"http://www.www./", StripWWW, "http://www./"},
 		{"http://u@www.h.com:8080//x", StripWWW | RemoveDuplicateSlashes, "http://u@h.com:8080/x"},
 		{"http://h/a/Default.ASPX", DropIndexPages, "http://h/a/"},
 		{"http://h/index.html.bak", DropIndexPages, "http://h/index.html.bak"},
