@@ -283,13 +283,20 @@ func appendIPv6(dst []byte, host string) []byte {
 	return append(dst, ']')
 }
 
-// String parses s and returns its normal form at level.
+// String parses s and returns its normal form at level with the zero
+// Normalizer's options.
 func String(s string, level Level) (string, error) {
+	var n Normalizer
+	return n.String(s, level)
+}
+
+// String parses s and returns its normal form at level with n's options.
+// It allocates the result; Append is the zero-allocation form.
+func (n *Normalizer) String(s string, level Level) (string, error) {
 	u, err := uriscan.ParseString(s)
 	if err != nil {
 		return "", err
 	}
-	var n Normalizer
 	return string(n.Append(nil, &u, level)), nil
 }
 

@@ -98,6 +98,16 @@ func TestKeepEncodedDots(t *testing.T) {
 		if got := string(rfc.Append(nil, &u, Syntax)); got != c.rfc {
 			t.Errorf("%q = %q, want %q", c.in, got, c.rfc)
 		}
+		// (*Normalizer).String uses n's options; String the zero value's.
+		if got, err := keep.String(c.in, Syntax); got != c.keep || err != nil {
+			t.Errorf("keep.String(%q) = %q, %v, want %q", c.in, got, err, c.keep)
+		}
+		if got, err := String(c.in, Syntax); got != c.rfc || err != nil {
+			t.Errorf("String(%q) = %q, %v, want %q", c.in, got, err, c.rfc)
+		}
+	}
+	if got, err := keep.String("http://a b/", Syntax); err == nil {
+		t.Errorf("keep.String of an invalid reference = %q, nil error", got)
 	}
 	// The trade-off, with the package doc's example.
 	base, _ := uriscan.ParseString("http://a/b/%2E%2E/c")
