@@ -71,14 +71,23 @@ type command struct {
 var commands = []*command{
 	{
 		name:     "split",
-		synopsis: "[FILE...]",
-		summary:  "write each line's components as one JSON object per line",
+		synopsis: "[--format jsonl|tsv [--header]] [--flags] [FILE...]",
+		summary:  "write each line's components as one JSON object (or TSV row) per line",
 		doc: `Writes one JSON object per input line, in input order. A valid line gives
 "valid":true and its components: null for an undefined component, "" for a
 defined empty one, each exactly as written (nothing is decoded). An invalid
 line gives "valid":false and "error":{"offset":N,"reason":"..."}, and its
 position and reason also go to standard error. A line that is not valid
-UTF-8 is written as "input_base64" instead of "input".`,
+UTF-8 is written as "input_base64" instead of "input".
+
+--format tsv writes the same record as one tab-separated row per line, in
+PostgreSQL's COPY text format: the columns are [file] line input valid scheme
+userinfo host host_type port path query fragment error_offset error_reason,
+and with --flags warnings (comma-separated) and ipv4. \N is an undefined
+component, an empty field a defined empty one; in a field, backslash, tab,
+newline and carriage return are written \\, \t, \n and \r, other control
+bytes and bytes that are not UTF-8 \xHH (only an invalid line's input can
+hold them). --header writes the column names first.`,
 		example: `printf 'http://h?\nhttp://a b\n' | uriscan split`,
 		setup:   setupSplit,
 	},

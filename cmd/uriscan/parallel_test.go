@@ -74,6 +74,7 @@ func TestWorkersSameOutput(t *testing.T) {
 	cmds := [][]string{
 		{"validate", "--max-line", "100"},
 		{"split", "--max-line", "120"},
+		{"split", "--format", "tsv", "--header", "--flags", "--max-line", "120"},
 		{"normalize", "--level", "crawler", "--repair"},
 		{"normalize", "--format", "jsonl", "--key-file", key, "--max-line", "100"},
 		{"resolve", "--base", "http://a/b/c/d;p?q"},

@@ -18,6 +18,7 @@ func TestRedaction(t *testing.T) {
 		want []string // in stdout+stderr, redacted
 	}{
 		{[]string{"split"}, []string{`"input":"http://u:***@h/a"`, `"userinfo":"u:***"`, `"input":"http://u:***@h/ b"`}},
+		{[]string{"split", "--format", "tsv"}, []string{"\thttp://u:***@h/a\ttrue\thttp\tu:***\th\t", "\thttp://u:***@h/ b\tfalse\t"}},
 		{[]string{"validate"}, []string{`"http://u:***@h/ b"`}},
 		{[]string{"normalize", "--errors", "jsonl"}, []string{`"input":"http://u:***@h/ b"`}},
 		{[]string{"dedup", "--errors", "jsonl"}, []string{`"input":"http://u:***@h/ b"`}},
