@@ -24,6 +24,10 @@
 // ("message", "http.request.url") in a line that holds one JSON object,
 // and decodes its escapes to UTF-8.
 //
+// Columns reads any delimited format by column number, as cut -d SEP -f
+// LIST does and without a regular expression: a TSV export, a custom
+// log_format with tabs, a pipe-separated log. Nothing is decoded.
+//
 // # Not handled
 //
 // Other Apache and nginx formats: a line that does not begin like the
@@ -56,7 +60,8 @@ import "strconv"
 // Field is one field of a log line that may hold a URI.
 type Field struct {
 	// Name is NameRequest, NameRequestLine, NameReferer or NameUserAgent
-	// for ParseCombined, and the path given for JSONField.
+	// for ParseCombined, the path given for JSONField, and "$N" for
+	// column N of Columns.
 	Name string
 	// Value is the field's decoded bytes: a subslice of the line when the
 	// field held no escape, else of the scratch buffer.

@@ -16,7 +16,9 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	minScheme := fs.Int("min-scheme", 3, "the shortest scheme --any-scheme takes, in `bytes` (so that \"a:b\" in prose is not a URI)")
 	workers := addWorkersFlag(fs)
 	rejects := fs.Bool("rejects", false, "also report the candidates that are no URI (jsonl: \"valid\":false; text and tsv: on standard error)")
-	logFormat := fs.String("log", "", "read each line as a log line: `combined` (Common or Combined Log Format, Apache and nginx: the request target, the referer and the URIs in the user agent) or jsonl (the URIs in the --field strings of JSON Lines)")
+	logFormat := fs.String("log", "", "read each line as a log line: `combined` (Common or Combined Log Format, Apache and nginx: the request target, the referer and the URIs in the user agent), jsonl (the URIs in the --field strings of JSON Lines) or columns (the URIs in the --columns of lines split at --delimiter, as cut does)")
+	columns := fs.String("columns", "", "with --log columns, the `list` of columns to search, numbered from 1 as cut -f takes it (\"3\", \"2,7\", \"4-6\", \"5-\"); each match's field is \"$N\"")
+	delimiter := fs.String("delimiter", "", "with --log columns, the `byte` that ends a column (\"\\t\" or none: a tab); two in a row make an empty column")
 	var jsonFields stringsFlag
 	fs.Var(&jsonFields, "field", "with --log jsonl, the dotted `path` of a string field to search (\"message\", \"http.request.url\"); repeatable")
 	summary := fs.String("summary", "", "write a summary (inputs, bytes, URIs, rejections, invalid log lines) to `FILE` as one JSON object; with --errors jsonl it is also the last line on standard error")
@@ -40,12 +42,12 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		var lm *logMode
 		if *logFormat != "" {
-			lm = &logMode{kind: *logFormat, paths: jsonFields, format: *format, x: x}
+			lm = &logMode{kind: *logFormat, paths: jsonFields, columns: *columns, delimiter: *delimiter, format: *format, x: x}
 			if code, ok := lm.check(e, *base); !ok {
 				return code
 			}
-		} else if len(jsonFields) > 0 || *base != "" {
-			return e.usageError("extract: --field and --base go with --log", e.cmd)
+		} else if len(jsonFields) > 0 || *base != "" || *columns != "" || *delimiter != "" {
+			return e.usageError("extract: --field, --base, --columns and --delimiter go with --log", e.cmd)
 		}
 		defer func() {
 			if *summary == "" && !e.rep.jsonl {

@@ -26,25 +26,48 @@ func (f *stringsFlag) Set(v string) error {
 // against --base when given, absolute-form "http://h/a" as it is), so is
 // the referer; the user agent, and a request line of another shape, are
 // searched as free text. For JSON Lines (logformat.JSONField): each --field
-// string is searched as free text. A line that is not in the format is
-// reported (line, offset, why) and makes the exit status 1; a blank line
-// is skipped.
+// string is searched as free text. For delimited lines (logformat.Columns):
+// each --columns column is searched as free text. A line that is not in the
+// format is reported (line, offset, why) and makes the exit status 1; a
+// blank line is skipped.
 type logMode struct {
-	kind   string // "combined" or "jsonl"
-	paths  []string
-	format string
-	x      *uriscan.Extractor // the schemes and options
-	base   *uriscan.URI
+	kind      string // "combined", "jsonl" or "columns"
+	paths     []string
+	columns   string // --columns LIST
+	delimiter string // --delimiter
+	cols      *logformat.Columns
+	format    string
+	x         *uriscan.Extractor // the schemes and options
+	base      *uriscan.URI
 }
 
 // check validates the flags; false (with the exit status) when they are
 // wrong.
 func (lm *logMode) check(e *env, base string) (int, bool) {
+	if lm.kind != "columns" && (lm.columns != "" || lm.delimiter != "") {
+		return e.usageError("extract: --columns and --delimiter go with --log columns", e.cmd), false
+	}
 	switch lm.kind {
 	case "combined":
 		if len(lm.paths) > 0 {
 			return e.usageError("extract: --field goes with --log jsonl", e.cmd), false
 		}
+	case "columns":
+		if len(lm.paths) > 0 || base != "" {
+			return e.usageError("extract: --field and --base do not go with --log columns (--columns LIST picks the columns)", e.cmd), false
+		}
+		if lm.columns == "" {
+			return e.usageError("extract: --log columns needs --columns LIST", e.cmd), false
+		}
+		sep, ok := delimiterByte(lm.delimiter)
+		if !ok {
+			return e.usageError("extract: --delimiter must be one byte, or \\t for a tab, not "+strconv.Quote(lm.delimiter), e.cmd), false
+		}
+		c, err := logformat.ParseColumns(sep, lm.columns)
+		if err != nil {
+			return e.usageError("extract: --columns: "+err.Error(), e.cmd), false
+		}
+		lm.cols = c
 	case "jsonl":
 		if len(lm.paths) == 0 {
 			return e.usageError("extract: --log jsonl needs --field PATH", e.cmd), false
@@ -58,7 +81,7 @@ func (lm *logMode) check(e *env, base string) (int, bool) {
 			}
 		}
 	default:
-		return e.usageError("extract: --log must be combined or jsonl, not "+strconv.Quote(lm.kind), e.cmd), false
+		return e.usageError("extract: --log must be combined, jsonl or columns, not "+strconv.Quote(lm.kind), e.cmd), false
 	}
 	if base != "" {
 		b, err := uriscan.ParseString(base)
@@ -124,9 +147,15 @@ func (w *logWorker) chunk(c *chunk) {
 			c.k.countInvalid()
 			continue
 		}
-		if w.kind == "combined" {
+		switch w.kind {
+		case "combined":
 			w.combined(c, l, line, lineOff)
-		} else {
+		case "columns":
+			w.fields = w.cols.Append(w.fields[:0], l)
+			for _, f := range w.fields {
+				w.search(c, f, l, line, lineOff)
+			}
+		default:
 			w.jsonl(c, l, line, lineOff)
 		}
 		w.p.handOver(c)
@@ -179,6 +208,17 @@ func (w *logWorker) jsonl(c *chunk, l []byte, line, lineOff int64) {
 			w.search(c, f, l, line, lineOff)
 		}
 	}
+}
+
+// delimiterByte reads --delimiter: one byte, "\t" for a tab; "" is a tab.
+func delimiterByte(s string) (byte, bool) {
+	switch {
+	case s == "" || s == `\t`:
+		return '\t', true
+	case len(s) == 1:
+		return s[0], true
+	}
+	return 0, false
 }
 
 // inLine reports whether v is a part of l (not decoded into scratch).

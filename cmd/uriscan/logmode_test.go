@@ -102,6 +102,52 @@ func TestExtractLogJSON(t *testing.T) {
 	}
 }
 
+// TestExtractLogColumns: --log columns searches only the listed columns,
+// each match at its offset in the input and with its column as the field;
+// the usage errors name the flag and what is wrong.
+func TestExtractLogColumns(t *testing.T) {
+	in := "2024-03-01\thttp://a.example/x\tbot http://ua.example/\thttps://c.example/\n" +
+		"\n" + // a blank line is skipped
+		"2024-03-02\t\tsee <https://b.example/y>.\n" + // an empty column 2
+		"2024-03-03 http://not-a-column.example/\n" + // one column only
+		"http://first.example/\tx\ty\thttps://d.example/z\r\n"
+	code, out, errs := cli(t, in, "extract", "--log", "columns", "--columns", "4,2-3", "--format", "jsonl")
+	type match struct{ uri, field string }
+	want := []match{{"http://a.example/x", "$2"}, {"http://ua.example/", "$3"}, {"https://c.example/", "$4"}, {"https://b.example/y", "$3"}, {"https://d.example/z", "$4"}}
+	got := lines(out)
+	if code != 0 || errs != "" || len(got) != len(want) {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr %q", code, out, errs)
+	}
+	for i, l := range got {
+		m := decode(t, l)
+		off := int(m["offset"].(float64))
+		if m["uri"] != want[i].uri || m["field"] != want[i].field || off+len(want[i].uri) > len(in) || in[off:off+len(want[i].uri)] != want[i].uri {
+			t.Errorf("match %d: %s, want %v", i, l, want[i])
+		}
+	}
+	// Another delimiter; tsv names the field.
+	_, out, _ = cli(t, "a|http://x.example/|http://y.example/\n", "extract", "--log", "columns", "--delimiter", "|", "--columns", "3", "--format", "tsv")
+	if out != "<stdin>\t1\t20\t$3\thttp://y.example/\n" {
+		t.Errorf("--delimiter '|': %q", out)
+	}
+	for _, tc := range []struct {
+		args []string
+		why  string
+	}{
+		{[]string{"--log", "columns"}, "--log columns needs --columns LIST"},
+		{[]string{"--log", "columns", "--columns", "0"}, `--columns: column list "0": columns are numbered from 1, not 0`},
+		{[]string{"--log", "columns", "--columns", "3-1"}, `range "3-1" ends before it starts`},
+		{[]string{"--log", "columns", "--columns", "1", "--delimiter", "ab"}, `--delimiter must be one byte, or \t for a tab, not "ab"`},
+		{[]string{"--log", "columns", "--columns", "1", "--field", "m"}, "--field and --base do not go with --log columns"},
+		{[]string{"--log", "jsonl", "--field", "m", "--columns", "1"}, "--columns and --delimiter go with --log columns"},
+		{[]string{"--columns", "1"}, "--columns and --delimiter go with --log"},
+	} {
+		if code, out, errs := cli(t, "a\n", append([]string{"extract"}, tc.args...)...); code != exitUsage || out != "" || !strings.Contains(errs, tc.why) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q, want %q", tc.args, code, out, errs, tc.why)
+		}
+	}
+}
+
 // TestExtractLogWorkers: log mode gives the same output with any number
 // of workers and any chunk size, on the shared access log (first 2 MB).
 func TestExtractLogWorkers(t *testing.T) {

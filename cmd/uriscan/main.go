@@ -165,7 +165,7 @@ output error stops the run with the position decided up to. SIGINT and SIGTERM f
 	},
 	{
 		name:     "extract",
-		synopsis: "[--format text|jsonl|tsv] [--log combined|jsonl [--field PATH] [--base URI]] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
+		synopsis: "[--format text|jsonl|tsv] [--log combined [--base URI] | --log jsonl --field PATH | --log columns --columns LIST [--delimiter C]] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
 		summary:  "write the URIs found in logs and free text, in input order",
 		doc: `Finds absolute URIs in any text (logs, mail, pages) and writes each one's
 bytes on a line of its own, in input order (so "uriscan extract log | sort
@@ -183,10 +183,14 @@ stream; a URI across two reads is found once.
 their escapes decoded) and writes the request target (origin-form
 resolved against --base when given), the referer and the URIs in the
 user agent, each with its field in jsonl and tsv; --log jsonl --field PATH
-searches the strings at dotted paths of JSON Lines. A line of another shape
-is reported (exit 1). --summary FILE writes the counts as JSON.`,
-		example: `uriscan extract --log combined --base https://example.org/ --format jsonl access.log.gz`,
-		setup:   setupExtract,
+searches the strings at dotted paths of JSON Lines; --log columns --columns
+LIST searches the columns of lines split at each --delimiter byte (a tab by
+default), numbered from 1 as cut -f takes them, each match's field "$N".
+A line of another shape is reported (exit 1). --summary FILE writes the
+counts as JSON.`,
+		example: `uriscan extract --log combined --base https://example.org/ --format jsonl access.log.gz
+  uriscan extract --log columns --columns 3,7 --format tsv export.tsv`,
+		setup: setupExtract,
 	},
 	{
 		name:     "cpu",

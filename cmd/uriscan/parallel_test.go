@@ -80,6 +80,7 @@ func TestWorkersSameOutput(t *testing.T) {
 		{"resolve", "--base", "http://a/b/c/d;p?q"},
 		{"extract", "--format", "jsonl", "--rejects", "--any-scheme"},
 		{"extract", "--rejects"},
+		{"extract", "--log", "columns", "--columns", "1-3", "--delimiter", " ", "--format", "tsv"},
 	}
 	for _, size := range []int{64, 1000, 256 << 10} {
 		for _, piece := range []int{1, 1 << 20} {
