@@ -89,6 +89,19 @@ func redactDerived(b []byte, start int, redact bool, from ...*uriscan.URI) []byt
 // rare IPv4 form, to a JSON object.
 func appendWarningsJSON(b []byte, u *uriscan.URI, w uriscan.Warnings) []byte {
 	b = append(b, `,"warnings":[`...)
+	b = appendWarningNames(b, w, `"`)
+	b = append(b, ']')
+	if a, ok := u.RareIPv4(); ok && w&uriscan.RareIPv4 != 0 {
+		b = append(b, `,"ipv4":"`...)
+		b = a.AppendTo(b)
+		b = append(b, '"')
+	}
+	return b
+}
+
+// appendWarningNames appends the names of w's warnings, comma-separated,
+// each between quote.
+func appendWarningNames(b []byte, w uriscan.Warnings, quote string) []byte {
 	first := true
 	for i := range uriscan.NumWarnings {
 		if bit := uriscan.Warnings(1) << i; w&bit != 0 {
@@ -96,16 +109,10 @@ func appendWarningsJSON(b []byte, u *uriscan.URI, w uriscan.Warnings) []byte {
 				b = append(b, ',')
 			}
 			first = false
-			b = append(b, '"')
+			b = append(b, quote...)
 			b = append(b, bit.Name()...)
-			b = append(b, '"')
+			b = append(b, quote...)
 		}
-	}
-	b = append(b, ']')
-	if a, ok := u.RareIPv4(); ok && w&uriscan.RareIPv4 != 0 {
-		b = append(b, `,"ipv4":"`...)
-		b = a.AppendTo(b)
-		b = append(b, '"')
 	}
 	return b
 }

@@ -136,16 +136,7 @@ func appendSplitTSVValid(b []byte, file string, line int, u *uriscan.URI, redact
 // rare IPv4 form is read as, or \N.
 func appendSplitTSVFlags(b []byte, u *uriscan.URI, w uriscan.Warnings) []byte {
 	b = append(b, '\t')
-	first := true
-	for i := range uriscan.NumWarnings {
-		if bit := uriscan.Warnings(1) << i; w&bit != 0 {
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = append(b, bit.Name()...)
-		}
-	}
+	b = appendWarningNames(b, w, "")
 	b = append(b, '\t')
 	if a, ok := u.RareIPv4(); ok && w&uriscan.RareIPv4 != 0 {
 		return a.AppendTo(b)
