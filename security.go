@@ -31,7 +31,8 @@ const (
 	RareIPv4 Warnings = 1 << iota
 	// Password (§7.5): the userinfo has a ":" and something after it
 	// ("user:password"): RFC 3986 deprecates passwords in URIs, and the
-	// command redacts them.
+	// command redacts them. Under RFC 2396 the userinfo may be the part
+	// of a registry-based authority before its last "@" (PasswordSpan).
 	Password
 	// UserinfoLikeHost (§7.6): the userinfo, before any ":", looks like a
 	// host name or an IPv4 address ("http://www.example.com@evil.test/"),
@@ -113,8 +114,8 @@ func (u *URI) Warnings() Warnings {
 			}
 			w |= hostWarnings(host)
 		}
-		if u.Has(Userinfo) {
-			ui := u.Userinfo()
+		if us, ue, ok := u.userinfoSpan(); ok {
+			ui := u.String()[us:ue]
 			user := ui
 			if i := strings.IndexByte(ui, ':'); i >= 0 {
 				user = ui[:i]
@@ -142,17 +143,38 @@ func (u *URI) RareIPv4() (netip.Addr, bool) {
 
 // PasswordSpan returns where the password of u's userinfo is in u's text
 // (u.String()[start:end]: after the first ":" of the userinfo, up to the
-// "@"), for redaction; ok is false when u has no password.
+// "@"), for redaction; ok is false when u has no password. Under
+// GrammarRFC2396 a registry-based authority (RFC 2396 §3.2.1 "reg_name",
+// which may hold "@" and ":") has no userinfo component, but a reader
+// that takes it as server-based sees one before its last "@"
+// ("//u:pw@a_b:80/"), and the password there is given too.
 func (u *URI) PasswordSpan() (start, end int, ok bool) {
-	s, e, has := u.Span(Userinfo)
+	s, e, has := u.userinfoSpan()
 	if !has {
 		return 0, 0, false
 	}
-	i := strings.IndexByte(u.Userinfo(), ':')
+	i := strings.IndexByte(u.String()[s:e], ':')
 	if i < 0 || s+i+1 == e {
 		return 0, 0, false
 	}
 	return s + i + 1, e, true
+}
+
+// userinfoSpan is where u's userinfo is in its text: the Userinfo
+// component, or, in a reg-name that holds an "@" (only an RFC 2396
+// "reg_name" can), what comes before its last "@".
+func (u *URI) userinfoSpan() (start, end int, ok bool) {
+	if s, e, has := u.Span(Userinfo); has {
+		return s, e, true
+	}
+	if !u.HasAuthority() || u.hostType != RegName {
+		return 0, 0, false
+	}
+	hs, _, _ := u.Span(Host)
+	if at := strings.LastIndexByte(u.Host(), '@'); at >= 0 {
+		return hs, hs + at, true
+	}
+	return 0, 0, false
 }
 
 // pctByte decodes the percent-encoding at s[i:] (a parsed URI has two hex

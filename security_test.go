@@ -150,6 +150,41 @@ func TestPasswordSpan(t *testing.T) {
 	}
 }
 
+// TestPasswordSpan2396: an RFC 2396 registry-based authority has no
+// userinfo component, but the password a reader sees before its last "@"
+// is given, warned about and redacted like a userinfo's; a server-based
+// one is read as under RFC 3986.
+func TestPasswordSpan2396(t *testing.T) {
+	for _, c := range []struct{ in, pw string }{
+		{"//u:pw@a_b:80/p", "pw"},          // "a_b" is no hostname: a reg_name
+		{"http://u:p@q@h/x", "p@q"},        // two "@": a reg_name; the last one ends the userinfo
+		{"http://www.x.com:pw@a_b/", "pw"}, // and userinfo-like-host
+		{"//u@a_b/", ""},
+		{"//u:@a_b/", ""},
+		{"//a_b:80/", ""},
+		{"http://u:pw@h.example/", "pw"}, // server-based
+	} {
+		u, err := RFC2396.ParseString(c.in)
+		if err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		s, e, ok := u.PasswordSpan()
+		if ok != (c.pw != "") || ok && c.in[s:e] != c.pw {
+			t.Errorf("%q: span %d:%d %v, want %q", c.in, s, e, ok, c.pw)
+		}
+		if w := u.Warnings(); (w&Password != 0) != ok {
+			t.Errorf("%q: warnings %v, password %v", c.in, w, ok)
+		}
+		if fs, fe, fok := FindPassword([]byte(c.in)); fok != ok || ok && (fs != s || fe != e) {
+			t.Errorf("%q: FindPassword %d:%d %v, PasswordSpan %d:%d %v", c.in, fs, fe, fok, s, e, ok)
+		}
+	}
+	u, _ := RFC2396.ParseString("http://www.x.com:pw@a_b/")
+	if w := u.Warnings(); w&UserinfoLikeHost == 0 {
+		t.Errorf("userinfo-like-host not raised in a reg_name: %v", w)
+	}
+}
+
 func TestWarningsZeroAllocs(t *testing.T) {
 	u, _ := ParseString("http://www.bank.com:pw@0x7f.1/%2E%2E/%00?q#f")
 	v, _ := ParseString("http://p%D0%B0ypal.com/a%2Fb")

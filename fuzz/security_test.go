@@ -102,10 +102,11 @@ func refIPv4(host string) (netip.Addr, bool) {
 // passwords on any text:
 //   - FindPassword, HasPassword and AppendRedacted agree, never panic, and
 //     redacting twice is redacting once;
-//   - on a valid URI (RFC 3986 or RFC 2396) with a userinfo, the redacted
-//     span is exactly PasswordSpan (without one, in a path that embeds
-//     "://" or an RFC 2396 registry-based authority, the text may redact
-//     what looks like one),
+//   - on a valid URI (RFC 3986 or RFC 2396) with an authority, the
+//     redacted span is exactly PasswordSpan (the userinfo's password, or
+//     in an RFC 2396 registry-based authority the one a reader sees before
+//     its last "@"; without an authority, in a path that embeds "://",
+//     the text may redact what looks like one),
 //     the Password warning is set exactly when there is a password,
 //     and the redacted text parses to the same components but the
 //     password;
@@ -158,10 +159,10 @@ func checkWarnings(t *testing.T, g uriscan.Grammar, u *uriscan.URI, s string, re
 	ps, pe, pok := u.PasswordSpan()
 	fs, fe, fok := uriscan.FindPassword([]byte(s))
 	// FindPassword may find more than PasswordSpan only where there is no
-	// userinfo to find: a path that embeds "://" ("a:b://u:p@h"), or an
-	// RFC 2396 registry-based authority ("u:p@q@h" is a reg_name, for it
-	// is no server).
-	extra := !pok && (!u.HasAuthority() || g == uriscan.RFC2396 && u.RegistryBased())
+	// authority: a path that embeds "://" ("a:b://u:p@h"). An RFC 2396
+	// registry-based authority ("u:p@q@h" is a reg_name, for it is no
+	// server) has its password found by both.
+	extra := !pok && !u.HasAuthority()
 	if pok != fok && !extra || pok && (ps != fs || pe != fe) {
 		t.Fatalf("%v %q: PasswordSpan %d:%d %v, FindPassword %d:%d %v", g, s, ps, pe, pok, fs, fe, fok)
 	}
@@ -173,11 +174,18 @@ func checkWarnings(t *testing.T, g uriscan.Grammar, u *uriscan.URI, s string, re
 		if err != nil {
 			t.Fatalf("%v %q: redacted %q does not parse: %v", g, s, red, err)
 		}
-		user, _, _ := strings.Cut(u.Userinfo(), ":")
 		for c := uriscan.Scheme; c <= uriscan.Fragment; c++ {
 			wantC := u.Get(c)
-			if c == uriscan.Userinfo {
-				wantC = user + ":" + uriscan.Redacted
+			if cs, ce, _ := u.Span(c); u.Has(c) && cs <= ps && pe <= ce {
+				// The userinfo, or a registry-based authority's host.
+				wantC = s[cs:ps] + uriscan.Redacted + s[pe:ce]
+			}
+			if g == uriscan.RFC2396 && u.RegistryBased() && c >= uriscan.Userinfo && c <= uriscan.Port {
+				// "http://u:p@q@h/" is registry-based; its redacted text
+				// "http://u:***@h/" is server-based, as a reader takes
+				// the original: its authority is not compared part by
+				// part (AppendRedacted's text was checked above).
+				continue
 			}
 			if v.Has(c) != u.Has(c) || v.Get(c) != wantC {
 				t.Fatalf("%v %q: redacted %q has %v %q", g, s, red, c, v.Get(c))

@@ -16,33 +16,19 @@ import (
 // text and components are copied as they are.
 //
 // With redact, a password in the userinfo is written as uriscan.Redacted
-// in "input" and "userinfo".
+// in "input" and "userinfo" (in "host" for an RFC 2396 reg-name that holds
+// one).
 func appendSplitValid(b []byte, file string, line int, u *uriscan.URI, redact bool) []byte {
 	b = appendRecordStart(b, file)
 	b = strconv.AppendInt(b, int64(line), 10)
 	b = append(b, `,"input":"`...)
-	ps, pe, pw := u.PasswordSpan()
-	pw = pw && redact
-	if pw {
-		b = append(b, u.String()[:ps]...)
-		b = append(b, uriscan.Redacted...)
-		b = append(b, u.String()[pe:]...)
-	} else {
-		b = append(b, u.String()...)
-	}
+	b = appendURI(b, u, redact)
 	b = append(b, `","valid":true,"scheme":`...)
-	b = appendRawComponent(b, u, uriscan.Scheme)
+	b = appendRawComponent(b, u, uriscan.Scheme, false)
 	b = append(b, `,"userinfo":`...)
-	if us, _, _ := u.Span(uriscan.Userinfo); pw {
-		b = append(b, '"')
-		b = append(b, u.String()[us:ps]...)
-		b = append(b, uriscan.Redacted...)
-		b = append(b, '"')
-	} else {
-		b = appendRawComponent(b, u, uriscan.Userinfo)
-	}
+	b = appendRawComponent(b, u, uriscan.Userinfo, redact)
 	b = append(b, `,"host":`...)
-	b = appendRawComponent(b, u, uriscan.Host)
+	b = appendRawComponent(b, u, uriscan.Host, redact)
 	b = append(b, `,"host_type":`...)
 	if u.HasAuthority() {
 		b = append(b, '"')
@@ -52,25 +38,40 @@ func appendSplitValid(b []byte, file string, line int, u *uriscan.URI, redact bo
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"port":`...)
-	b = appendRawComponent(b, u, uriscan.Port)
+	b = appendRawComponent(b, u, uriscan.Port, false)
 	b = append(b, `,"path":"`...)
 	b = append(b, u.Path()...)
 	b = append(b, `","query":`...)
-	b = appendRawComponent(b, u, uriscan.Query)
+	b = appendRawComponent(b, u, uriscan.Query, false)
 	b = append(b, `,"fragment":`...)
-	b = appendRawComponent(b, u, uriscan.Fragment)
+	b = appendRawComponent(b, u, uriscan.Fragment, false)
 	return append(b, '}')
 }
 
 // appendRawComponent appends component c of a valid URI as a JSON string
-// without escaping (see appendSplitValid), or null if it is undefined.
-func appendRawComponent(b []byte, u *uriscan.URI, c uriscan.Component) []byte {
+// without escaping (see appendSplitValid), or null if it is undefined; with
+// redact, as appendComponent.
+func appendRawComponent(b []byte, u *uriscan.URI, c uriscan.Component, redact bool) []byte {
 	if !u.Has(c) {
 		return append(b, "null"...)
 	}
 	b = append(b, '"')
-	b = append(b, u.Get(c)...)
+	b = appendComponent(b, u, c, redact)
 	return append(b, '"')
+}
+
+// appendComponent appends the text of component c of u, and with redact
+// the part of it that is u's password (the userinfo's; an RFC 2396
+// reg-name's, see (*uriscan.URI).PasswordSpan) as uriscan.Redacted.
+func appendComponent(b []byte, u *uriscan.URI, c uriscan.Component, redact bool) []byte {
+	cs, ce, _ := u.Span(c)
+	text := u.String()
+	if ps, pe, ok := u.PasswordSpan(); redact && ok && cs <= ps && pe <= ce {
+		b = append(b, text[cs:ps]...)
+		b = append(b, uriscan.Redacted...)
+		return append(b, text[pe:ce]...)
+	}
+	return append(b, text[cs:ce]...)
 }
 
 // appendSplitInvalid appends the JSON object "uriscan split" writes for an

@@ -70,6 +70,22 @@ func TestRedaction(t *testing.T) {
 			}
 		}
 	}
+	// Under RFC 2396 a registry-based authority holds the password: it is
+	// redacted all the same, in every command that takes --grammar.
+	const in2396 = "//u:" + secret + "@a_b:80/p\n"
+	for _, args := range [][]string{
+		{"split"}, {"split", "--format", "tsv"}, {"split", "--flags"}, {"validate", "--warn"},
+		{"normalize"}, {"normalize", "--format", "jsonl"}, {"resolve", "--base", "http://x/"}, {"dedup"},
+	} {
+		args = append(args, "--grammar", "rfc2396")
+		_, out, errs := cli(t, in2396, args...)
+		if strings.Contains(out+errs, secret) || !strings.Contains(out+errs, "u:***@a_b") {
+			t.Errorf("%v: the password shows, or no u:***@a_b:\n%s%s", args, out, errs)
+		}
+		if _, out, errs = cli(t, in2396, append(args, "--show-passwords")...); !strings.Contains(out+errs, "u:"+secret+"@a_b") {
+			t.Errorf("%v --show-passwords: no password:\n%s%s", args, out, errs)
+		}
+	}
 	// Resolving a relative reference against a base with a password.
 	if _, out, _ := cli(t, "g\n", "resolve", "--base", "http://v:"+secret+"@x/d/"); out != "http://v:***@x/d/g\n" {
 		t.Errorf("resolve against a base with a password: %q", out)

@@ -8,8 +8,10 @@ import (
 )
 
 // split --format tsv writes the same record as its JSON, one row per input
-// line, in PostgreSQL's COPY text format (tab-separated; loadable with
-// COPY ... FROM ... and read by most TSV tools): an undefined component is
+// line, in PostgreSQL's COPY text format (tab-separated; read by most TSV
+// tools, and COPY ... FROM loads it into text columns as long as no
+// invalid line holds a NUL or bytes that are not UTF-8, which a text
+// column cannot store): an undefined component is
 // \N, a defined empty one the empty field, and a field's backslash, tab,
 // newline and carriage return are written \\, \t, \n and \r, its other
 // control bytes and the bytes of an invalid UTF-8 sequence \xHH. A valid
@@ -90,14 +92,14 @@ func appendTSVRecordStart(b []byte, file string, line int) []byte {
 	return strconv.AppendInt(b, int64(line), 10)
 }
 
-// appendTSVComponent appends '\t' and component c of a valid URI, or \N if
-// it is undefined.
-func appendTSVComponent(b []byte, u *uriscan.URI, c uriscan.Component) []byte {
+// appendTSVComponent appends '\t' and component c of a valid URI (its
+// password redacted with redact), or \N if it is undefined.
+func appendTSVComponent(b []byte, u *uriscan.URI, c uriscan.Component, redact bool) []byte {
 	b = append(b, '\t')
 	if !u.Has(c) {
 		return append(b, tsvNull...)
 	}
-	return append(b, u.Get(c)...) // a valid URI needs no escape (above)
+	return appendComponent(b, u, c, redact) // a valid URI needs no escape (above)
 }
 
 // appendSplitTSVValid appends the row of a valid line (no '\n'), its
@@ -107,27 +109,20 @@ func appendSplitTSVValid(b []byte, file string, line int, u *uriscan.URI, redact
 	b = append(b, '\t')
 	b = appendURI(b, u, redact)
 	b = append(b, "\ttrue"...)
-	b = appendTSVComponent(b, u, uriscan.Scheme)
-	ps, _, pw := u.PasswordSpan()
-	if us, _, _ := u.Span(uriscan.Userinfo); pw && redact {
-		b = append(b, '\t')
-		b = append(b, u.String()[us:ps]...)
-		b = append(b, uriscan.Redacted...)
-	} else {
-		b = appendTSVComponent(b, u, uriscan.Userinfo)
-	}
-	b = appendTSVComponent(b, u, uriscan.Host)
+	b = appendTSVComponent(b, u, uriscan.Scheme, false)
+	b = appendTSVComponent(b, u, uriscan.Userinfo, redact)
+	b = appendTSVComponent(b, u, uriscan.Host, redact)
 	b = append(b, '\t')
 	if u.HasAuthority() {
 		b = append(b, u.HostType().String()...)
 	} else {
 		b = append(b, tsvNull...)
 	}
-	b = appendTSVComponent(b, u, uriscan.Port)
+	b = appendTSVComponent(b, u, uriscan.Port, false)
 	b = append(b, '\t')
 	b = append(b, u.Path()...)
-	b = appendTSVComponent(b, u, uriscan.Query)
-	b = appendTSVComponent(b, u, uriscan.Fragment)
+	b = appendTSVComponent(b, u, uriscan.Query, false)
+	b = appendTSVComponent(b, u, uriscan.Fragment, false)
 	return append(b, "\t\\N\t\\N"...) // error_offset, error_reason
 }
 
