@@ -14,19 +14,21 @@ import (
 // Every Sep byte ends a column, so two in a row make an empty column, as
 // with cut (not awk's runs of blanks). Columns are numbered from 1. A line
 // with fewer columns than a selected one simply has no such field; a line
-// without Sep is one column. Nothing is decoded: each Value is a subslice
+// without Sep is one column (cut, unless -s, passes such a line whole
+// whatever the list). Nothing is decoded: each Value is a subslice
 // of the line and Offset its offset there.
 type Columns struct {
 	sep    byte
 	ranges []colRange // ascending, not overlapping
-	names  []string   // names[i] is "$" + (i+1), for the columns below maxNamed
+	names  []string   // names[i] is "$" + (i+1), for the columns up to maxNamed
 }
 
 type colRange struct{ lo, hi int } // 1-based, inclusive; hi 0: to the end
 
-// maxNamed is how many column names Columns keeps ready; a column past it
-// (an open range) is named when met, which allocates.
-const maxNamed = 256
+// maxNamed is how many column names Columns keeps ready at most (those up
+// to the highest column listed, or to maxNamed with an open range); a
+// column past them is named when met, which allocates.
+const maxNamed = 4096
 
 // ParseColumns reads cut's LIST: column numbers and ranges separated by
 // commas ("3", "2,7", "4-6", "5-" to the last column, "-3" from the
@@ -77,7 +79,7 @@ func ParseColumns(sep byte, list string) (*Columns, error) {
 	for _, r := range rs {
 		if n := len(c.ranges); n > 0 {
 			last := &c.ranges[n-1]
-			if last.hi == 0 || r.lo <= last.hi+1 {
+			if last.hi == 0 || r.lo-1 <= last.hi { // r.lo >= 1: no overflow
 				if last.hi != 0 && (r.hi == 0 || r.hi > last.hi) {
 					last.hi = r.hi
 				}
@@ -104,7 +106,7 @@ func ParseColumns(sep byte, list string) (*Columns, error) {
 func column(s string) (int, string) {
 	n, err := strconv.Atoi(s)
 	switch {
-	case err != nil:
+	case err != nil || s[0] < '0' || s[0] > '9': // no sign
 		return 0, strconv.Quote(s) + " is not a column number"
 	case n < 1:
 		return 0, "columns are numbered from 1, not " + s
@@ -128,7 +130,7 @@ func (c *Columns) Sep() byte { return c.sep }
 
 // Append appends the selected columns of line to fields, in line order,
 // each named "$N" (N its number). It does not allocate beyond growing
-// fields, except to name a column past the 256th of an open range.
+// fields, except to name a column past the 4096th.
 func (c *Columns) Append(fields []Field, line []byte) []Field {
 	n, start := 1, 0
 	ri := 0

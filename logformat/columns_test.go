@@ -58,6 +58,8 @@ func TestParseColumnsErrors(t *testing.T) {
 		{"1-2-3", `"2-3" is not a column number`},
 		{" 1", `" 1" is not a column number`},
 		{"-0", "columns are numbered from 1, not 0"},
+		{"+2", `"+2" is not a column number`},
+		{"99999999999999999999", `"99999999999999999999" is not a column number`},
 	} {
 		_, err := ParseColumns('\t', tc.list)
 		le, ok := err.(*ListError)
@@ -124,10 +126,45 @@ func TestColumnsRandom(t *testing.T) {
 }
 
 func TestColumnsNoAllocs(t *testing.T) {
-	c, _ := ParseColumns('\t', "1,3-")
-	line := []byte("a\tb\tc\td\te\tf")
-	fields := make([]Field, 0, 8)
-	if n := testing.AllocsPerRun(100, func() { fields = c.Append(fields[:0], line) }); n != 0 || len(fields) != 5 {
-		t.Errorf("%v allocations, %d fields", n, len(fields))
+	line := []byte(strings.Repeat("a\t", 4095) + "z")
+	for _, tc := range []struct {
+		list string
+		n    int
+	}{{"1,3-", 4095}, {"300", 1}, {"-300", 300}, {"1-", 4096}, {"4096", 1}} {
+		c, _ := ParseColumns('\t', tc.list)
+		fields := make([]Field, 0, 4096)
+		if n := testing.AllocsPerRun(20, func() { fields = c.Append(fields[:0], line) }); n != 0 || len(fields) != tc.n {
+			t.Errorf("%q: %v allocations, %d fields, want %d", tc.list, n, len(fields), tc.n)
+		}
+	}
+	// Past the names kept ready, a name is made (and right).
+	c, _ := ParseColumns('\t', "4097-")
+	if f := c.Append(nil, append(line, "\tlast"...)); len(f) != 1 || f[0].Name != "$4097" || string(f[0].Value) != "last" {
+		t.Errorf("column 4097: %v", f)
+	}
+}
+
+// TestColumnsHuge: the largest column numbers neither overflow the merge
+// of ranges nor make a column twice.
+func TestColumnsHuge(t *testing.T) {
+	const top = "9223372036854775807"
+	for _, list := range []string{"1-" + top + ",5", top + ",1", "2-" + top + ",1-3", top + "-"} {
+		c, err := ParseColumns(',', list)
+		if err != nil {
+			t.Fatalf("%q: %v", list, err)
+		}
+		got := showFields(c.Append(nil, []byte("a,b,c,d,e,f")))
+		want := map[string]string{
+			"1-" + top + ",5":   "$1=a@0 | $2=b@2 | $3=c@4 | $4=d@6 | $5=e@8 | $6=f@10",
+			top + ",1":          "$1=a@0",
+			"2-" + top + ",1-3": "$1=a@0 | $2=b@2 | $3=c@4 | $4=d@6 | $5=e@8 | $6=f@10",
+			top + "-":           "",
+		}[list]
+		if got != want {
+			t.Errorf("%q: %s, want %s", list, got, want)
+		}
+		if len(c.ranges) != 1 && list != top+",1" {
+			t.Errorf("%q: ranges %v not merged", list, c.ranges)
+		}
 	}
 }

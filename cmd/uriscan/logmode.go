@@ -61,7 +61,7 @@ func (lm *logMode) check(e *env, base string) (int, bool) {
 		}
 		sep, ok := delimiterByte(lm.delimiter)
 		if !ok {
-			return e.usageError("extract: --delimiter must be one byte, or \\t for a tab, not "+strconv.Quote(lm.delimiter), e.cmd), false
+			return e.usageError("extract: --delimiter must be one byte other than a newline, or \\t for a tab, not "+strconv.Quote(lm.delimiter), e.cmd), false
 		}
 		c, err := logformat.ParseColumns(sep, lm.columns)
 		if err != nil {
@@ -211,11 +211,12 @@ func (w *logWorker) jsonl(c *chunk, l []byte, line, lineOff int64) {
 }
 
 // delimiterByte reads --delimiter: one byte, "\t" for a tab; "" is a tab.
+// A newline or carriage return, which end lines, is refused.
 func delimiterByte(s string) (byte, bool) {
 	switch {
 	case s == "" || s == `\t`:
 		return '\t', true
-	case len(s) == 1:
+	case len(s) == 1 && s[0] != '\n' && s[0] != '\r':
 		return s[0], true
 	}
 	return 0, false

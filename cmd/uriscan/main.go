@@ -87,7 +87,8 @@ and with --flags warnings (comma-separated) and ipv4. \N is an undefined
 component, an empty field a defined empty one; in a field, backslash, tab,
 newline and carriage return are written \\, \t, \n and \r, other control
 bytes and bytes that are not UTF-8 \xHH (only an invalid line's input can
-hold them). --header writes the column names first.`,
+hold them; PostgreSQL's COPY refuses a NUL or such bytes in a text column).
+--header writes the column names first.`,
 		example: `printf 'http://h?\nhttp://a b\n' | uriscan split`,
 		setup:   setupSplit,
 	},
@@ -185,9 +186,10 @@ resolved against --base when given), the referer and the URIs in the
 user agent, each with its field in jsonl and tsv; --log jsonl --field PATH
 searches the strings at dotted paths of JSON Lines; --log columns --columns
 LIST searches the columns of lines split at each --delimiter byte (a tab by
-default), numbered from 1 as cut -f takes them, each match's field "$N".
-A line of another shape is reported (exit 1). --summary FILE writes the
-counts as JSON.`,
+default), numbered from 1 as cut -f takes them, each match's field "$N"
+(a line without the delimiter is column 1 alone; cut passes it whole).
+With combined or jsonl, a line of another shape is reported (exit 1).
+--summary FILE writes the counts as JSON.`,
 		example: `uriscan extract --log combined --base https://example.org/ --format jsonl access.log.gz
   uriscan extract --log columns --columns 3,7 --format tsv export.tsv`,
 		setup: setupExtract,
