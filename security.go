@@ -347,11 +347,10 @@ func hostWarnings(host string) Warnings {
 		}
 		label := host[:i]
 		switch {
-		case len(label) >= 4 && strings.EqualFold(label[:4], "xn--"):
-			if u, err := idna.Punycode.ToUnicode(label); err == nil && mixedScript(u) {
-				w |= MixedScript
-			}
 		case strings.IndexByte(label, '%') >= 0:
+			// Decoded first, as a browser does: "Xn--%80" is not UTF-8
+			// (found by FuzzWarnings: the A-label branch used to come
+			// first and never decoded it), "%78n--..." is an A-label.
 			var buf [256]byte
 			dec := buf[:0]
 			for j := 0; j < len(label); {
@@ -359,9 +358,18 @@ func hostWarnings(host string) Warnings {
 				c, j = decodedAt(label, j)
 				dec = append(dec, c) // on the heap past 256 bytes (a DNS label has 63)
 			}
-			if !utf8.Valid(dec) {
+			switch {
+			case !utf8.Valid(dec):
 				w |= HostNotUTF8
-			} else if mixedScriptBytes(dec) {
+			case len(dec) >= 4 && strings.EqualFold(string(dec[:4]), "xn--"):
+				if u, err := idna.Punycode.ToUnicode(string(dec)); err == nil && mixedScript(u) {
+					w |= MixedScript
+				}
+			case mixedScriptBytes(dec):
+				w |= MixedScript
+			}
+		case len(label) >= 4 && strings.EqualFold(label[:4], "xn--"):
+			if u, err := idna.Punycode.ToUnicode(label); err == nil && mixedScript(u) {
 				w |= MixedScript
 			}
 		}

@@ -77,6 +77,9 @@ func TestWarnings(t *testing.T) {
 		{"http://%D0%B0%CE%B1.example/", MixedScript, ""}, // Cyrillic and Greek
 		{"http://%D1%80%D1%84.example/", 0, ""},           // рф: Cyrillic alone
 		{"http://%D1%80%D1%84.com/", 0, ""},               // labels are checked one by one
+		{"http://Xn--%80/", HostNotUTF8, ""},              // an "xn--" label is decoded first (found by FuzzWarnings)
+		{"http://xn--%C3%A9/", 0, ""},                     // decoded "xn--é": UTF-8, not Punycode
+		{"http://%78n--pypal-4ve.com/", MixedScript, ""},  // decoded, an A-label: xn--pypal-4ve
 		// §7.3 back-end transcoding in the path.
 		{"http://h/a%00b", EncodedNUL, ""},
 		{"http://h/a%2Fb", EncodedSlash, ""},

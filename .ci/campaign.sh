@@ -3,10 +3,13 @@
 #   .ci/campaign.sh run DURATION DIR:NAME...   fuzz each target in turn for
 #       DURATION with one worker and append a row per run to the ledger
 #   .ci/campaign.sh totals [MINUTES]           minutes and execs per target
-#       (pass and deadline rows after the target's last "found" row: a run
-#       that found a bug does not count, and the fix starts the target's
-#       time again), every target of FUZZ_TARGETS listed, "done" at
-#       MINUTES (30) or more
+#       (pass and deadline rows after the target's last "found" or
+#       "changed" row: a run that found a bug does not count, and the fix
+#       starts the target's time again, as does a change to the code or
+#       property it checks found otherwise), every target of FUZZ_TARGETS
+#       listed, "done" at MINUTES (30) or more
+#   .ci/campaign.sh changed DIR:NAME WHY        start a target's time again
+#       after a change found otherwise (a review): a "changed" row
 # Run two at a time on two cores (one per core): the ledger's minutes are
 # minutes of one core each.
 set -euo pipefail
@@ -38,6 +41,10 @@ run)
     rm -f "$log"
   done
   ;;
+changed)
+  t=$2 why=$3
+  printf '%s\t%s\t%s\t-\t0\tchanged\t%s\n' "$(date -u '+%Y-%m-%d %H:%M')" "${t#*:}" "${t%%:*}" "$why" >>"$ledger"
+  ;;
 totals)
   min=${2:-30}
   targets=$(make -s -f - print <<<'include Makefile
@@ -52,7 +59,7 @@ print: ; @echo $(FUZZ_TARGETS)')
     }
     /^#/ { next }
     $6 == "pass" || $6 == "deadline" { t[$3 ":" $2] += minutes($4); x[$3 ":" $2] += $5; r[$3 ":" $2]++ }
-    $6 == "found" { k = $3 ":" $2; f[k]++; t[k] = 0; x[k] = 0; r[k] = 0 }
+    $6 == "found" || $6 == "changed" { k = $3 ":" $2; if ($6 == "found") f[k]++; t[k] = 0; x[k] = 0; r[k] = 0 }
     END {
       n = split(targets, all, " ")
       printf "%-36s %8s %14s %5s %6s\n", "target", "minutes", "execs", "runs", "found"
@@ -65,7 +72,7 @@ print: ; @echo $(FUZZ_TARGETS)')
     }' "$ledger"
   ;;
 *)
-  sed -n '2,10p' "$0" >&2
+  sed -n '2,13p' "$0" >&2
   exit 2
   ;;
 esac
