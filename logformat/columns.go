@@ -2,6 +2,8 @@ package logformat
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -70,12 +72,8 @@ func ParseColumns(sep byte, list string) (*Columns, error) {
 		}
 		rs = append(rs, r)
 	}
-	// Sort and merge (a few ranges: insertion sort).
-	for i := 1; i < len(rs); i++ {
-		for j := i; j > 0 && rs[j].lo < rs[j-1].lo; j-- {
-			rs[j], rs[j-1] = rs[j-1], rs[j]
-		}
-	}
+	// Sort and merge.
+	slices.SortFunc(rs, func(a, b colRange) int { return cmp.Compare(a.lo, b.lo) })
 	for _, r := range rs {
 		if n := len(c.ranges); n > 0 {
 			last := &c.ranges[n-1]
@@ -124,9 +122,6 @@ type ListError struct {
 func (e *ListError) Error() string {
 	return "column list " + strconv.Quote(e.List) + ": " + e.Reason
 }
-
-// Sep is the byte that ends a column.
-func (c *Columns) Sep() byte { return c.sep }
 
 // Append appends the selected columns of line to fields, in line order,
 // each named "$N" (N its number). It does not allocate beyond growing

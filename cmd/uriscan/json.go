@@ -21,14 +21,15 @@ import (
 func appendSplitValid(b []byte, file string, line int, u *uriscan.URI, redact bool) []byte {
 	b = appendRecordStart(b, file)
 	b = strconv.AppendInt(b, int64(line), 10)
+	ps, pe := redactSpan(u, redact)
 	b = append(b, `,"input":"`...)
-	b = appendURI(b, u, redact)
+	b = appendRedactedSpan(b, u.String(), ps, pe)
 	b = append(b, `","valid":true,"scheme":`...)
-	b = appendRawComponent(b, u, uriscan.Scheme, false)
+	b = appendRawComponent(b, u, uriscan.Scheme, 0, 0)
 	b = append(b, `,"userinfo":`...)
-	b = appendRawComponent(b, u, uriscan.Userinfo, redact)
+	b = appendRawComponent(b, u, uriscan.Userinfo, ps, pe)
 	b = append(b, `,"host":`...)
-	b = appendRawComponent(b, u, uriscan.Host, redact)
+	b = appendRawComponent(b, u, uriscan.Host, ps, pe)
 	b = append(b, `,"host_type":`...)
 	if u.HasAuthority() {
 		b = append(b, '"')
@@ -38,40 +39,56 @@ func appendSplitValid(b []byte, file string, line int, u *uriscan.URI, redact bo
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"port":`...)
-	b = appendRawComponent(b, u, uriscan.Port, false)
+	b = appendRawComponent(b, u, uriscan.Port, 0, 0)
 	b = append(b, `,"path":"`...)
 	b = append(b, u.Path()...)
 	b = append(b, `","query":`...)
-	b = appendRawComponent(b, u, uriscan.Query, false)
+	b = appendRawComponent(b, u, uriscan.Query, 0, 0)
 	b = append(b, `,"fragment":`...)
-	b = appendRawComponent(b, u, uriscan.Fragment, false)
+	b = appendRawComponent(b, u, uriscan.Fragment, 0, 0)
 	return append(b, '}')
 }
 
 // appendRawComponent appends component c of a valid URI as a JSON string
-// without escaping (see appendSplitValid), or null if it is undefined; with
-// redact, as appendComponent.
-func appendRawComponent(b []byte, u *uriscan.URI, c uriscan.Component, redact bool) []byte {
+// without escaping (see appendSplitValid), or null if it is undefined; the
+// password span [ps, pe) is written redacted (see appendComponent).
+func appendRawComponent(b []byte, u *uriscan.URI, c uriscan.Component, ps, pe int) []byte {
 	if !u.Has(c) {
 		return append(b, "null"...)
 	}
 	b = append(b, '"')
-	b = appendComponent(b, u, c, redact)
+	b = appendComponent(b, u, c, ps, pe)
 	return append(b, '"')
 }
 
-// appendComponent appends the text of component c of u, and with redact
-// the part of it that is u's password (the userinfo's; an RFC 2396
-// reg-name's, see (*uriscan.URI).PasswordSpan) as uriscan.Redacted.
-func appendComponent(b []byte, u *uriscan.URI, c uriscan.Component, redact bool) []byte {
-	cs, ce, _ := u.Span(c)
-	text := u.String()
-	if ps, pe, ok := u.PasswordSpan(); redact && ok && cs <= ps && pe <= ce {
-		b = append(b, text[cs:ps]...)
-		b = append(b, uriscan.Redacted...)
-		return append(b, text[pe:ce]...)
+// redactSpan is where u's password is in its text when redact says to
+// hide it (the userinfo's; an RFC 2396 reg-name's, see
+// (*uriscan.URI).PasswordSpan), else 0, 0: computed once per record.
+func redactSpan(u *uriscan.URI, redact bool) (ps, pe int) {
+	if redact {
+		if s, e, ok := u.PasswordSpan(); ok {
+			return s, e
+		}
 	}
-	return append(b, text[cs:ce]...)
+	return 0, 0
+}
+
+// appendComponent appends the text of component c of u, the part of it in
+// the password span [ps, pe) (none when ps == pe) as uriscan.Redacted.
+func appendComponent(b []byte, u *uriscan.URI, c uriscan.Component, ps, pe int) []byte {
+	cs, ce, _ := u.Span(c)
+	return appendRedactedSpan(b, u.String()[cs:ce], ps-cs, pe-cs)
+}
+
+// appendRedactedSpan appends text with text[ps:pe] as uriscan.Redacted,
+// when that is a non-empty span inside it.
+func appendRedactedSpan(b []byte, text string, ps, pe int) []byte {
+	if ps < pe && ps >= 0 && pe <= len(text) {
+		b = append(b, text[:ps]...)
+		b = append(b, uriscan.Redacted...)
+		return append(b, text[pe:]...)
+	}
+	return append(b, text...)
 }
 
 // appendSplitInvalid appends the JSON object "uriscan split" writes for an

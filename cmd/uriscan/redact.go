@@ -60,13 +60,8 @@ func shownBytes(text []byte, redact bool) []byte {
 
 // appendURI appends u's text, its password redacted with redact.
 func appendURI(b []byte, u *uriscan.URI, redact bool) []byte {
-	text := u.String()
-	if ps, pe, ok := u.PasswordSpan(); ok && redact {
-		b = append(b, text[:ps]...)
-		b = append(b, uriscan.Redacted...)
-		return append(b, text[pe:]...)
-	}
-	return append(b, text...)
+	ps, pe := redactSpan(u, redact)
+	return appendRedactedSpan(b, u.String(), ps, pe)
 }
 
 // redactDerived redacts, with redact, the password of b[start:], a URI

@@ -92,37 +92,39 @@ func appendTSVRecordStart(b []byte, file string, line int) []byte {
 	return strconv.AppendInt(b, int64(line), 10)
 }
 
-// appendTSVComponent appends '\t' and component c of a valid URI (its
-// password redacted with redact), or \N if it is undefined.
-func appendTSVComponent(b []byte, u *uriscan.URI, c uriscan.Component, redact bool) []byte {
+// appendTSVComponent appends '\t' and component c of a valid URI (the
+// password span [ps, pe) redacted, see appendComponent), or \N if it is
+// undefined.
+func appendTSVComponent(b []byte, u *uriscan.URI, c uriscan.Component, ps, pe int) []byte {
 	b = append(b, '\t')
 	if !u.Has(c) {
 		return append(b, tsvNull...)
 	}
-	return appendComponent(b, u, c, redact) // a valid URI needs no escape (above)
+	return appendComponent(b, u, c, ps, pe) // a valid URI needs no escape (above)
 }
 
 // appendSplitTSVValid appends the row of a valid line (no '\n'), its
 // password redacted with redact.
 func appendSplitTSVValid(b []byte, file string, line int, u *uriscan.URI, redact bool) []byte {
 	b = appendTSVRecordStart(b, file, line)
+	ps, pe := redactSpan(u, redact)
 	b = append(b, '\t')
-	b = appendURI(b, u, redact)
+	b = appendRedactedSpan(b, u.String(), ps, pe)
 	b = append(b, "\ttrue"...)
-	b = appendTSVComponent(b, u, uriscan.Scheme, false)
-	b = appendTSVComponent(b, u, uriscan.Userinfo, redact)
-	b = appendTSVComponent(b, u, uriscan.Host, redact)
+	b = appendTSVComponent(b, u, uriscan.Scheme, 0, 0)
+	b = appendTSVComponent(b, u, uriscan.Userinfo, ps, pe)
+	b = appendTSVComponent(b, u, uriscan.Host, ps, pe)
 	b = append(b, '\t')
 	if u.HasAuthority() {
 		b = append(b, u.HostType().String()...)
 	} else {
 		b = append(b, tsvNull...)
 	}
-	b = appendTSVComponent(b, u, uriscan.Port, false)
+	b = appendTSVComponent(b, u, uriscan.Port, 0, 0)
 	b = append(b, '\t')
 	b = append(b, u.Path()...)
-	b = appendTSVComponent(b, u, uriscan.Query, false)
-	b = appendTSVComponent(b, u, uriscan.Fragment, false)
+	b = appendTSVComponent(b, u, uriscan.Query, 0, 0)
+	b = appendTSVComponent(b, u, uriscan.Fragment, 0, 0)
 	return append(b, "\t\\N\t\\N"...) // error_offset, error_reason
 }
 
