@@ -7,12 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // Disk is a Set kept on local disk in an embedded Pebble store
@@ -44,6 +48,48 @@ import (
 // may be lost (all of them after some point, never a random subset) when
 // the operating system crashes or power fails.
 //
+// # Identity, count and damage
+//
+// A set records, on its first use, a random identity (see Stamp) beside
+// its count and Params, inside the store, and keeps a small file of its
+// own in the directory, uriscan-seen.json, with the identity, a count
+// the store held at least (written at open, at Close, and after a commit
+// when the last one is a second old) and whether a process has the set
+// open. OpenDisk checks the store against that file: a Pebble store that
+// is gone (its MANIFEST marker deleted), that is another set, that holds
+// fewer keys than the file records (a damaged or truncated write-ahead
+// log, a copy restored from before) or whose file is gone while it holds
+// keys is refused with a *LostError (ErrLost); a store Pebble cannot open
+// (a damaged MANIFEST, a missing table) with an error that says it is
+// damaged. After a process that did not close the set (a crash, kill -9),
+// OpenDisk also counts the keys (a scan of the store, about 0.09 s per
+// million keys here) and refuses a store whose count record disagrees
+// with them. Stamp and Check carry the same checks across runs for a
+// caller that records a Stamp (a checkpoint), which also sees a directory
+// deleted and made anew. Close flushes the memtable to a table first, so a
+// set closed cleanly needs no write-ahead log to be read back. Damage that
+// no check can see is listed in the README's durability section.
+//
+// # Failures
+//
+// A failure of the store (a full disk, a failed flush or MANIFEST write,
+// corruption found in a background compaction) never ends the process:
+// Pebble's fatal errors, its background errors and its reports of data
+// corruption stop the set instead. Every call that is running or made
+// afterwards returns the error (wrapped in "seen: disk set DIR: ..."),
+// Close returns it without flushing, and the directory stays locked until
+// the process ends. To achieve this, every call into Pebble runs on one
+// goroutine of the set's own, which a fatal error ends, and the caller
+// waits for either its answer or the failure, so a write stalled behind a
+// flush that can never succeed returns too. (A panic inside one of
+// Pebble's own background goroutines, which Pebble reserves for its
+// internal invariants, still ends the process.)
+//
+// The write-ahead log and memtables are sized to the data (4 MiB
+// memtables by default, so about 5 MB of preallocated write-ahead log
+// each), so a set's disk footprint is proportional to its keys, plus about
+// 10-15 MB; see the README for bytes per key.
+//
 // # Concurrency
 //
 // Disk is safe for concurrent use. Add, AddBatch, Contains and Insert are
@@ -62,21 +108,33 @@ import (
 // an empty value. Records under other names hold a format marker
 // ("m/format"), the number of keys ("m/count", 8 bytes, little-endian),
 // rewritten in every batch that adds keys, so Len is restored on open by
-// one read, and the Params the set was made with ("m/params", a JSON
-// object; absent in sets made without Params or by earlier versions).
-// Bloom filters (10 bits per key) on every level let a look-up of a new
-// key skip most files without reading them.
+// one read, the identity ("m/id", 32 hex digits; sets made before it
+// existed get one on their next open), and the Params the set was made
+// with ("m/params", a JSON object; absent in sets made without Params or
+// by earlier versions). Bloom filters (10 bits per key) on every level let
+// a look-up of a new key skip most files without reading them.
 type Disk struct {
 	mu     sync.Mutex
 	db     *pebble.DB
+	dir    string
 	n      atomic.Int64 // number of keys, mirrors the count record
+	id     string
 	closed bool
 	err    error // sticky: set when a commit failed
 
 	noSync bool
 	kbuf   [keyLen]byte
 	order  []int32 // indices of the current batch's keys, reused
+
+	w *diskWorker
+	// The state file's count is refreshed after a commit when it is
+	// stateEvery old (see "Identity, count and damage" on Disk).
+	stateAt    time.Time
+	stateEvery time.Duration
 }
+
+// diskStateEvery is how often a commit refreshes the state file's count.
+var diskStateEvery = time.Second
 
 // DiskOptions tunes OpenDisk. The zero value (or a nil *DiskOptions) is
 // the recommended setting.
@@ -85,8 +143,9 @@ type DiskOptions struct {
 	// 64 MiB.
 	CacheSize int64
 	// MemTableSize is the size in bytes of one Pebble memtable (the
-	// in-memory part of the store, written out to a file when full). Zero
-	// means 64 MiB.
+	// in-memory part of the store, written out to a file when full). The
+	// write-ahead log preallocates 1.1 times this size per file. Zero
+	// means 4 MiB.
 	MemTableSize uint64
 	// NoSync commits without waiting for fsync. Keys reported as new then
 	// survive a crash of the process but not a crash of the operating
@@ -94,11 +153,22 @@ type DiskOptions struct {
 	NoSync bool
 	// Logger receives Pebble's messages. Nil means errors go to the
 	// standard log package and informational messages are dropped.
+	// Fatalf is never passed on as such: a fatal error stops the set
+	// (see Disk) and is given to Logger.Errorf.
 	Logger pebble.Logger
 	// Params, when not nil, is recorded in a new set and checked against
 	// the record of an existing one; see Params. Nil records and checks
 	// nothing.
 	Params Params
+	// Recover opens a set that fails the checks of "Identity, count and
+	// damage" on Disk (it lost keys, or is another set than the one its
+	// directory recorded) instead of refusing it with a *LostError: the
+	// set is taken as it is, its count record corrected to the keys it
+	// holds, and its identity and count become the reference of later
+	// opens. For a caller about to add back what was lost (uriscan dedup
+	// --rebuild re-adds the keys of its output file). A directory whose
+	// Pebble store is gone is refused even so.
+	Recover bool
 }
 
 const (
@@ -106,17 +176,20 @@ const (
 	keyLen    = 1 + len(Key{})
 	// diskFormat is the value of the format record.
 	diskFormat = "uriscan/seen disk v1"
+	// defaultMemTableSize is DiskOptions.MemTableSize's default.
+	defaultMemTableSize = 4 << 20
 )
 
 var (
 	formatRecord = []byte("m/format")
 	countRecord  = []byte("m/count")
 	paramsRecord = []byte("m/params")
+	idRecord     = []byte("m/id")
 )
 
 // ErrNotDiskSet is returned (wrapped) by OpenDisk when the directory holds a
-// Pebble store that is not a Disk set.
-var ErrNotDiskSet = errors.New("seen: directory holds a Pebble store that is not a seen set")
+// Pebble store that is not a Disk set, or files and no store at all.
+var ErrNotDiskSet = errors.New("seen: directory holds no seen set")
 
 // ErrLocked is wrapped by the error OpenDisk returns when the directory is
 // in use: opened by another process, or already by this one, and not
@@ -124,28 +197,133 @@ var ErrNotDiskSet = errors.New("seen: directory holds a Pebble store that is not
 // by another process" (or "... is in use: already open in this process").
 var ErrLocked = errors.New("seen: disk set is in use")
 
-// quietLogger drops Pebble's informational messages.
-type quietLogger struct{}
+// diskWorker runs the calls into Pebble on a goroutine of its own, so
+// that a fatal error from Pebble can end that goroutine (runtime.Goexit)
+// instead of the process, and stops the set (see "Failures" on Disk).
+type diskWorker struct {
+	calls chan func()
+	reply chan error // the answer of the call in flight (calls are serialized)
+	once  sync.Once
+	stop  chan struct{} // closed on the first fatal error
+	err   error         // that error, once stop is closed
+	log   pebble.Logger // the caller's, or nil
+}
 
-func (quietLogger) Infof(string, ...any) {}
-func (quietLogger) Errorf(format string, args ...any) {
+func newDiskWorker(logger pebble.Logger) *diskWorker {
+	w := &diskWorker{calls: make(chan func()), reply: make(chan error, 1), stop: make(chan struct{}), log: logger}
+	go w.loop()
+	return w
+}
+
+func (w *diskWorker) loop() {
+	for fn := range w.calls {
+		w.call(fn)
+	}
+}
+
+// call runs fn; a panic in it stops the set. (A runtime.Goexit from
+// fail passes through: recover returns nil then.)
+func (w *diskWorker) call(fn func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.fail(fmt.Errorf("pebble panicked: %v", p))
+			w.reply <- w.err
+		}
+	}()
+	fn()
+}
+
+// run runs fn on the worker and returns its error, or the failure that
+// stopped the set, whichever comes first.
+func (w *diskWorker) run(fn func() error) error {
+	if w.failed() {
+		return w.err
+	}
+	select {
+	case w.calls <- func() { w.reply <- fn() }:
+	case <-w.stop:
+		return w.err
+	}
+	select {
+	case err := <-w.reply:
+		return err
+	case <-w.stop:
+		return w.err
+	}
+}
+
+func (w *diskWorker) failed() bool {
+	select {
+	case <-w.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// fail stops the set with err (the first error wins).
+func (w *diskWorker) fail(err error) {
+	w.once.Do(func() {
+		w.err = err
+		close(w.stop)
+	})
+}
+
+// close ends the worker; the set must not be used afterwards.
+func (w *diskWorker) close() { close(w.calls) }
+
+// The logger and event listener given to Pebble: fatal errors, background
+// errors and data corruption stop the set.
+func (w *diskWorker) Infof(format string, args ...any) {
+	if w.log != nil {
+		w.log.Infof(format, args...)
+	}
+}
+
+func (w *diskWorker) Errorf(format string, args ...any) {
+	if w.log != nil {
+		w.log.Errorf(format, args...)
+		return
+	}
 	log.Printf("seen: pebble: "+format, args...)
 }
-func (quietLogger) Fatalf(format string, args ...any) {
-	log.Fatalf("seen: pebble: "+format, args...)
+
+// Fatalf stops the set and ends the calling goroutine: Pebble calls it
+// where it cannot go on (a commit that failed, a MANIFEST that cannot be
+// written), and the code after it assumes it does not return.
+func (w *diskWorker) Fatalf(format string, args ...any) {
+	err := fmt.Errorf("pebble: "+format, args...)
+	if w.log != nil {
+		w.log.Errorf("%v", err)
+	}
+	w.fail(err)
+	runtime.Goexit()
+}
+
+func (w *diskWorker) events() *pebble.EventListener {
+	return &pebble.EventListener{
+		BackgroundError: func(err error) {
+			w.fail(fmt.Errorf("pebble: background error: %w", err))
+		},
+		DataCorruption: func(info pebble.DataCorruptionInfo) {
+			w.fail(fmt.Errorf("pebble: data corruption in %s: %v", info.Path, info.Details))
+		},
+	}
 }
 
 // OpenDisk opens the set stored in dir, creating dir and an empty set if
 // dir does not exist or is empty. opts may be nil. The returned Disk must
 // be closed to release the directory lock and flush Pebble's state; a Disk
 // that is never closed loses nothing that was reported as new (see Disk),
-// but the next OpenDisk replays the write-ahead log.
+// but the next OpenDisk replays the write-ahead log and counts the keys.
 //
 // OpenDisk fails with an error wrapping ErrLocked when dir is in use, with
-// ErrNotDiskSet when it holds another Pebble store, and, when opts.Params
-// is not nil, with a *ParamsError when the set was made with other Params
-// or an error wrapping ErrNoParams when it holds keys but no Params (see
-// Params).
+// ErrNotDiskSet when it holds another Pebble store or files that are not a
+// store (it never writes into such a directory), with a *LostError when
+// the set fails the checks described on Disk (unless opts.Recover), and,
+// when opts.Params is not nil, with a *ParamsError when the set was made
+// with other Params or an error wrapping ErrNoParams when it holds keys
+// but no Params (see Params).
 func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 	var o DiskOptions
 	if opts != nil {
@@ -162,23 +340,36 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 		o.CacheSize = 64 << 20
 	}
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 64 << 20
+		o.MemTableSize = defaultMemTableSize
 	}
-	if o.Logger == nil {
-		o.Logger = quietLogger{}
+	state, exists, err := inspectDiskDir(dir)
+	if err != nil {
+		var le *LostError
+		if errors.As(err, &le) || errors.Is(err, ErrNotDiskSet) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
 	}
+	w := newDiskWorker(o.Logger)
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
 	po := &pebble.Options{
-		Cache:        cache,
-		MemTableSize: o.MemTableSize,
-		Logger:       o.Logger,
+		Cache:               cache,
+		MemTableSize:        o.MemTableSize,
+		MaxManifestFileSize: 4 << 20,
+		Logger:              w,
+		EventListener:       w.events(),
+		// The directory recorded a set: Pebble must not make a new,
+		// empty one where its files were.
+		ErrorIfNotExists: exists,
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
-	db, err := pebble.Open(dir, po)
+	var db *pebble.DB
+	err = w.run(func() (err error) { db, err = pebble.Open(dir, po); return err })
 	if err != nil {
+		w.close()
 		if locked, here := isLockError(err); locked {
 			msg := fmt.Sprintf("seen: disk set %s is in use by another process", dir)
 			if here {
@@ -186,23 +377,76 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 			}
 			return nil, &wrapped{msg: msg, errs: []error{ErrLocked, err}}
 		}
-		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
+		return nil, openError(dir, err, w.failed())
 	}
-	d := &Disk{db: db, noSync: o.NoSync}
-	if err := d.load(dir, params); err != nil {
-		db.Close()
+	d := &Disk{db: db, dir: dir, noSync: o.NoSync, w: w, stateEvery: diskStateEvery}
+	err = w.run(func() error { return d.load(params, state, o.Recover) })
+	if err == nil {
+		err = d.writeState(true)
+	}
+	if err != nil {
+		stopped := w.failed()
+		if !stopped {
+			w.run(db.Close)
+		}
+		w.close()
 		var pe *ParamsError
-		if errors.As(err, &pe) || errors.Is(err, ErrNoParams) {
+		var le *LostError
+		if errors.As(err, &pe) || errors.As(err, &le) || errors.Is(err, ErrNoParams) {
 			return nil, err // they name the set themselves
 		}
-		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
+		return nil, openError(dir, err, stopped)
 	}
 	return d, nil
 }
 
-// load reads the format and count records, or writes them into an empty
-// store, and records or checks params (with "format"; nil: neither).
-func (d *Disk) load(dir string, params Params) error {
+// openError is the error of an OpenDisk that failed with err; stopped
+// says Pebble stopped the set (see "Failures" on Disk).
+func openError(dir string, err error, stopped bool) error {
+	if stopped || pebble.IsCorruptionError(err) || errors.Is(err, os.ErrNotExist) {
+		// A file the store needs is damaged or gone.
+		return fmt.Errorf("seen: disk set %s is damaged and cannot be opened: %w; remove the directory and rebuild the set (see the README's durability section)", dir, err)
+	}
+	return fmt.Errorf("seen: open disk set %s: %w", dir, err)
+}
+
+// inspectDiskDir looks at dir before Pebble opens it: its state file (see
+// Disk), and whether it holds a set. A directory that is absent or empty
+// gets a new set (exists false). One that has files but neither a state
+// file nor a Pebble store is not written into (ErrNotDiskSet); one whose
+// state file says a set was there and has no Pebble store lost it.
+func inspectDiskDir(dir string) (state *diskState, exists bool, err error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0 {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	state, err = readDiskState(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	desc, err := pebble.Peek(dir, vfs.Default)
+	if err != nil {
+		return nil, false, err
+	}
+	switch {
+	case desc.Exists:
+		return state, true, nil
+	case state != nil:
+		return nil, false, &LostError{Store: "disk set " + dir, Want: Stamp{ID: state.ID, Count: state.Count}, Count: -1,
+			Why: fmt.Sprintf("%s records the set %s with %d keys, but the directory holds no Pebble store (its MANIFEST or the marker naming it is gone): the store was deleted or damaged; remove the directory and rebuild the set", diskStateFile, state.ID, state.Count)}
+	}
+	return nil, false, fmt.Errorf("%w: %s is not empty and holds no seen set (no Pebble store): not writing into it; name an empty or new directory", ErrNotDiskSet, dir)
+}
+
+// load reads the format, count and identity records, or writes them into
+// an empty store, records or checks params (with "format"; nil: neither),
+// and checks the store against its state file (nil: none). It runs on
+// the worker.
+func (d *Disk) load(params Params, state *diskState, recover bool) error {
+	store := "disk set " + d.dir
 	format, err := d.get(formatRecord)
 	if err != nil {
 		return err
@@ -218,13 +462,19 @@ func (d *Disk) load(dir string, params Params) error {
 			return err
 		}
 		if nonEmpty {
-			return ErrNotDiskSet
+			return fmt.Errorf("%w: %s holds a Pebble store that is not a seen set", ErrNotDiskSet, d.dir)
 		}
+		if state != nil && !recover {
+			// The state file says a set was here; the store is empty.
+			return checkStamp(store, Stamp{ID: state.ID, Count: state.Count}, "", 0)
+		}
+		d.id = newStoreID()
 		b := d.db.NewBatch()
 		defer b.Close()
 		var zero [8]byte
 		b.Set(formatRecord, []byte(diskFormat), nil)
 		b.Set(countRecord, zero[:], nil)
+		b.Set(idRecord, []byte(d.id), nil)
 		if params != nil {
 			b.Set(paramsRecord, encodeParams(params), nil)
 		}
@@ -241,10 +491,29 @@ func (d *Disk) load(dir string, params Params) error {
 		return fmt.Errorf("seen: disk set: count record is %d bytes, want 8", len(count))
 	}
 	d.n.Store(int64(binary.LittleEndian.Uint64(count)))
+	id, err := d.get(idRecord)
+	if err != nil {
+		return err
+	}
+	d.id = string(id)
+	if d.id != "" && state == nil && d.n.Load() > 0 && !recover {
+		// A set with an identity wrote its state file when it was made.
+		return &LostError{Store: store, Want: Stamp{ID: d.id}, ID: d.id, Count: d.n.Load(),
+			Why: fmt.Sprintf("its state file %s is gone, so nothing can say whether the store lost keys since it was last closed; if the store is intact, open it once with Recover (uriscan dedup --rebuild)", diskStateFile)}
+	}
+	if d.id == "" {
+		// Made before sets had an identity: it gets one now.
+		d.id = newStoreID()
+		if err := d.db.Set(idRecord, []byte(d.id), pebble.Sync); err != nil {
+			return err
+		}
+	}
+	if err := d.checkState(store, state, recover); err != nil {
+		return err
+	}
 	if params == nil {
 		return nil
 	}
-	store := "disk set " + dir
 	rec, err := d.get(paramsRecord)
 	if err != nil {
 		return err
@@ -261,6 +530,87 @@ func (d *Disk) load(dir string, params Params) error {
 		return err
 	}
 	return checkParams(store, stored, params)
+}
+
+// checkState compares the store with its state file: the same identity,
+// at least the count of the last Close, and, after a process that did not
+// close it, a count record that agrees with the keys. With recover, the
+// store is taken as it is and the count record set to its keys.
+func (d *Disk) checkState(store string, state *diskState, recover bool) error {
+	if state == nil {
+		return nil // a set made before the state file: nothing to compare
+	}
+	lost := checkStamp(store, Stamp{ID: state.ID, Count: state.Count}, d.id, d.n.Load())
+	if lost == nil && !state.Open && !recover {
+		return nil
+	}
+	if lost != nil && !recover {
+		return lost
+	}
+	keys, err := d.countKeys()
+	if err != nil {
+		return err
+	}
+	if n := d.n.Load(); keys != n {
+		if !recover {
+			return &LostError{Store: store, Want: Stamp{ID: state.ID, Count: n}, ID: d.id, Count: keys,
+				Why: fmt.Sprintf("its count record says %d keys but it holds %d (a write-ahead log or a table of the store was lost or damaged)", n, keys)}
+		}
+		var count [8]byte
+		binary.LittleEndian.PutUint64(count[:], uint64(keys))
+		if err := d.db.Set(countRecord, count[:], pebble.Sync); err != nil {
+			return err
+		}
+		d.n.Store(keys)
+	}
+	return nil
+}
+
+// countKeys counts the keys in the store with a scan. It runs on the
+// worker.
+func (d *Disk) countKeys() (int64, error) {
+	it, err := d.db.NewIter(&pebble.IterOptions{LowerBound: []byte{keyPrefix}, UpperBound: []byte{keyPrefix + 1}})
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for valid := it.First(); valid; valid = it.Next() {
+		n++
+	}
+	return n, errors.Join(it.Error(), it.Close())
+}
+
+// Verify counts the keys of the set with a scan of the whole store (which
+// also reads and checksums every block of its tables) and returns a
+// *LostError if the count record disagrees. OpenDisk does the same after a
+// process that did not close the set; Verify is for a caller that wants
+// the check at another time. It holds the set's mutex while it scans.
+func (d *Disk) Verify() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	var keys int64
+	err := d.w.run(func() (err error) { keys, err = d.countKeys(); return err })
+	if err != nil {
+		return d.wrapErr("verify", err)
+	}
+	if n := d.n.Load(); keys != n {
+		return &LostError{Store: "disk set " + d.dir, Want: Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
+			Why: fmt.Sprintf("its count record says %d keys but it holds %d (a write-ahead log or a table of the store was lost or damaged)", n, keys)}
+	}
+	return nil
+}
+
+// Stamp returns the set's identity and its number of keys.
+func (d *Disk) Stamp() Stamp { return Stamp{ID: d.id, Count: d.n.Load()} }
+
+// Check returns a *LostError if the set is not the one s was taken of, or
+// holds fewer keys than s.Count: it was deleted and made again, replaced,
+// or lost writes since.
+func (d *Disk) Check(s Stamp) error {
+	return checkStamp("disk set "+d.dir, s, d.id, d.n.Load())
 }
 
 // get returns a copy of the value of key, or nil if there is none.
@@ -342,21 +692,39 @@ func (d *Disk) Contains(keys []Key, has []bool) error {
 	if d.err != nil {
 		return d.err
 	}
-	prev := int32(-1)
-	for _, i := range d.sorted(keys) {
-		k := &keys[i]
-		if prev >= 0 && keys[prev] == *k {
-			has[i] = has[prev]
-			continue
+	err := d.w.run(func() error {
+		prev := int32(-1)
+		for _, i := range d.sorted(keys) {
+			k := &keys[i]
+			if prev >= 0 && keys[prev] == *k {
+				has[i] = has[prev]
+				continue
+			}
+			prev = i
+			found, err := d.has(k)
+			if err != nil {
+				return err
+			}
+			has[i] = found
 		}
-		prev = i
-		found, err := d.has(k)
-		if err != nil {
-			return fmt.Errorf("seen: disk set: look-up: %w", err)
+		return nil
+	})
+	return d.wrapErr("look-up", err)
+}
+
+// wrapErr names the set and the step in an error from Pebble; a failure
+// that stopped the set (see "Failures" on Disk) becomes sticky.
+func (d *Disk) wrapErr(what string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case d.w.failed():
+		if d.err == nil {
+			d.err = fmt.Errorf("seen: disk set %s: stopped: %w", d.dir, d.w.err)
 		}
-		has[i] = found
+		return d.err
 	}
-	return nil
+	return fmt.Errorf("seen: disk set %s: %s: %w", d.dir, what, err)
 }
 
 // sorted returns the indexes of keys sorted by (key, index), in d.order.
@@ -395,69 +763,91 @@ func (d *Disk) add(keys []Key, isNew []bool) error {
 		return nil
 	}
 	clear(isNew)
-	order := d.sorted(keys)
-	// Only the first occurrence of a key can be new.
-	fresh := order[:0] // overwrites order behind the read position
-	prev := int32(-1)
-	for _, i := range order {
-		k := &keys[i]
-		if prev >= 0 && keys[prev] == *k {
-			continue
-		}
-		prev = i
-		found, err := d.has(k)
-		if err != nil {
-			return fmt.Errorf("seen: disk set: look-up: %w", err)
-		}
-		if !found {
-			if isNew != nil {
-				isNew[i] = true
+	var committed bool
+	var n int64
+	err := d.w.run(func() error {
+		order := d.sorted(keys)
+		// Only the first occurrence of a key can be new.
+		fresh := order[:0] // overwrites order behind the read position
+		prev := int32(-1)
+		for _, i := range order {
+			k := &keys[i]
+			if prev >= 0 && keys[prev] == *k {
+				continue
 			}
-			fresh = append(fresh, i)
+			prev = i
+			found, err := d.has(k)
+			if err != nil {
+				return err
+			}
+			if !found {
+				if isNew != nil {
+					isNew[i] = true
+				}
+				fresh = append(fresh, i)
+			}
+		}
+		if len(fresh) == 0 {
+			return nil
+		}
+		committed = true
+		b := d.db.NewBatchWithSize(len(fresh)*(keyLen+8) + 64)
+		defer b.Close()
+		for _, i := range fresh {
+			d.kbuf[0] = keyPrefix
+			copy(d.kbuf[1:], keys[i][:])
+			if err := b.Set(d.kbuf[:], nil, nil); err != nil {
+				return err
+			}
+		}
+		n = d.n.Load() + int64(len(fresh))
+		var count [8]byte
+		binary.LittleEndian.PutUint64(count[:], uint64(n))
+		if err := b.Set(countRecord, count[:], nil); err != nil {
+			return err
+		}
+		wo := pebble.Sync
+		if d.noSync {
+			wo = pebble.NoSync
+		}
+		return b.Commit(wo)
+	})
+	if err != nil {
+		if committed || d.w.failed() {
+			// The store's state is unknown from here on.
+			d.err = d.wrapErr("write failed", err)
+			return d.err
+		}
+		return d.wrapErr("look-up", err)
+	}
+	if committed {
+		d.n.Store(n)
+		if now := time.Now(); now.Sub(d.stateAt) >= d.stateEvery {
+			if err := d.writeState(true); err != nil {
+				d.err = fmt.Errorf("seen: disk set %s: %w", d.dir, err)
+				return d.err
+			}
 		}
 	}
-	if len(fresh) == 0 {
-		return nil
-	}
-	b := d.db.NewBatchWithSize(len(fresh)*(keyLen+8) + 64)
-	defer b.Close()
-	for _, i := range fresh {
-		d.kbuf[0] = keyPrefix
-		copy(d.kbuf[1:], keys[i][:])
-		if err := b.Set(d.kbuf[:], nil, nil); err != nil {
-			return d.fail(err)
-		}
-	}
-	n := d.n.Load() + int64(len(fresh))
-	var count [8]byte
-	binary.LittleEndian.PutUint64(count[:], uint64(n))
-	if err := b.Set(countRecord, count[:], nil); err != nil {
-		return d.fail(err)
-	}
-	wo := pebble.Sync
-	if d.noSync {
-		wo = pebble.NoSync
-	}
-	if err := b.Commit(wo); err != nil {
-		return d.fail(err)
-	}
-	d.n.Store(n)
 	return nil
 }
 
-// fail records a write error: the store's state is unknown from here on.
-func (d *Disk) fail(err error) error {
-	d.err = fmt.Errorf("seen: disk set: write failed: %w", err)
-	return d.err
+// writeState records the set's identity and count in its state file.
+func (d *Disk) writeState(open bool) error {
+	d.stateAt = time.Now()
+	return writeDiskState(d.dir, diskState{Format: diskFormat, ID: d.id, Count: d.n.Load(), Open: open})
 }
 
 // Len returns the number of distinct keys recorded; after Close, the
 // number recorded before it.
 func (d *Disk) Len() int64 { return d.n.Load() }
 
-// Close closes the store and releases the directory. Add, AddBatch,
+// Close flushes the memtable, closes the store, records the count in the
+// directory's state file and releases the directory. Add, AddBatch,
 // Contains and Insert then return ErrClosed; a second Close returns
-// ErrClosed.
+// ErrClosed. A set stopped by a failure (see "Failures" on Disk) is not
+// flushed: Close returns the failure, and the directory stays locked
+// until the process ends.
 func (d *Disk) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -466,10 +856,28 @@ func (d *Disk) Close() error {
 	}
 	d.closed = true
 	d.order = nil
-	if err := d.db.Close(); err != nil {
-		return fmt.Errorf("seen: close disk set: %w", err)
+	if d.w.failed() {
+		d.w.close()
+		return fmt.Errorf("seen: close disk set %s: not closed, the store stopped: %w", d.dir, d.w.err)
+	}
+	err := d.w.run(func() error {
+		if err := d.db.Flush(); err != nil {
+			d.db.Close()
+			return err
+		}
+		return d.db.Close()
+	})
+	if err == nil {
+		err = d.writeState(false)
+	}
+	d.w.close()
+	if err != nil {
+		return fmt.Errorf("seen: close disk set %s: %w", d.dir, err)
 	}
 	return nil
 }
 
-var _ Set = (*Disk)(nil)
+var (
+	_ Set     = (*Disk)(nil)
+	_ Stamped = (*Disk)(nil)
+)

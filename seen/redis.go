@@ -41,7 +41,31 @@ import (
 // shares a set must use the same Prefix and the same HighwayHash key (see
 // package normalize); the layout above is fixed so that versions agree.
 // When RedisOptions.Params is given, the set's Params are a JSON object in
-// the string key Prefix + "params" (see Params).
+// the string key Prefix + "params" (see Params). The set's identity (see
+// Stamp) is the string key Prefix + "id", 32 hex digits set (SET NX) by
+// the first OpenRedis.
+//
+// # A server that forgets
+//
+// A Redis server restarted without persistence comes back empty; one
+// restarted from an older snapshot, or that evicts keys (maxmemory), lost
+// some. Neither says so, and a set that kept answering would report keys
+// it recorded as new. So a Redis keeps a floor of its key count: the count
+// when it was opened (the sum of SCARD over the shards, which Redis
+// updates atomically with each SADD) plus every key this process's SADDs
+// added (their replies). Whenever go-redis has opened a connection since
+// the last check (a reconnect after a restart, or a new pooled
+// connection), the next Add, AddBatch, Contains or Insert, once its
+// commands are answered, checks that the identity record is still the
+// one read at open and that the count is not below the floor (a GET and
+// one pipeline of 16384 SCARDs, 10-30 milliseconds on loopback), and
+// fails with a *LostError (ErrLost) otherwise, and so does every later
+// call. Because a restarted server is only reached through a new
+// connection, a call whose answers came from a server that forgot is
+// never returned as a success. Stamp and Check carry the same check
+// across processes (a checkpoint). In a cluster the identity record lives
+// on one master; a master that restarts empty without it is seen by the
+// count, unless other writers added more keys than it lost in between.
 //
 // # Operations
 //
@@ -116,6 +140,14 @@ type Redis struct {
 	cluster   bool
 	keys      [redisShards]string // Redis key of each shard
 	paramsKey string              // Prefix + "params"
+	idKey     string              // Prefix + "id"
+	name      string              // for messages: redis set "prefix" on host
+	id        string              // the identity read at open
+	floor     atomic.Int64        // keys at open plus the keys this process added
+	conns     atomic.Int64        // connections go-redis has opened (OnConnect)
+	checkMu   sync.Mutex          // one check at a time
+	checked   atomic.Int64        // conns when the last check began
+	lost      atomic.Pointer[LostError]
 	timeout   time.Duration
 	pipelines int
 	closed    atomic.Bool
@@ -210,6 +242,15 @@ type RedisOptions struct {
 	// checked against the record of an existing one; see Params. Nil
 	// records and checks nothing.
 	Params Params
+
+	// Recover, with Params, opens a set that holds keys but records
+	// neither Params nor an identity instead of refusing it with a
+	// *LostError: a server that lost its data (restarted without
+	// persistence, flushed) and then took keys from a writer that had
+	// not noticed yet. The Params are recorded, and the caller is
+	// expected to add back what was lost (uriscan dedup --rebuild re-adds
+	// the keys of its output file).
+	Recover bool
 }
 
 // DefaultRedisPrefix is the key prefix when RedisOptions.Prefix is empty.
@@ -348,6 +389,12 @@ func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
 		backoff:   o.RetryBackoff,
 		backoffX:  o.MaxRetryBackoff,
 		paramsKey: o.Prefix + "params",
+		idKey:     o.Prefix + "id",
+		name:      fmt.Sprintf("redis set %q on %s", o.Prefix, t.where),
+	}
+	onConnect := func(context.Context, *redis.Conn) error {
+		r.conns.Add(1)
+		return nil
 	}
 	for _, s := range t.secrets {
 		if s != "" {
@@ -379,6 +426,7 @@ func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
 	ctx, cancel := r.context()
 	defer cancel()
 	if t.single != nil {
+		t.single.OnConnect = onConnect
 		c := redis.NewClient(t.single)
 		cluster := false
 		if t.detect {
@@ -402,6 +450,7 @@ func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
 	}
 	if r.client == nil {
 		r.cluster = true
+		t.cluster.OnConnect = onConnect
 		r.client = redis.NewClusterClient(t.cluster)
 	}
 	if err := r.client.Ping(ctx).Err(); err != nil {
@@ -424,12 +473,112 @@ func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
 		r.keys[s] = o.Prefix + "{" + tags[s] + "}"
 	}
 	if params != nil {
-		if err := r.checkParams(ctx, fmt.Sprintf("redis set %q on %s", o.Prefix, t.where), params); err != nil {
+		if err := r.checkParams(ctx, r.name, params, o.Recover); err != nil {
 			r.client.Close()
 			return nil, r.scrub(err)
 		}
 	}
+	if err := r.openIdentity(ctx); err != nil {
+		r.client.Close()
+		return nil, r.scrub(err)
+	}
 	return r, nil
+}
+
+// openIdentity reads the set's identity, recording a new one (SET NX: of
+// concurrent first openers one wins and the others read its) where there
+// is none, and takes the count as the floor. Connections made so far are
+// checked by this.
+func (r *Redis) openIdentity(ctx context.Context) error {
+	conns := r.conns.Load()
+	if err := r.client.SetNX(ctx, r.idKey, newStoreID(), 0).Err(); err != nil {
+		return fmt.Errorf("seen: %s: recording the identity (SET %s NX): %w", r.name, r.idKey, err)
+	}
+	id, err := r.client.Get(ctx, r.idKey).Result()
+	if err != nil {
+		return fmt.Errorf("seen: %s: reading the identity (GET %s): %w", r.name, r.idKey, err)
+	}
+	n, err := r.count(ctx)
+	if err != nil {
+		return fmt.Errorf("seen: %s: counting keys: %w", r.name, err)
+	}
+	r.id = id
+	r.floor.Store(n)
+	r.checked.Store(conns)
+	return nil
+}
+
+// Stamp returns the set's identity and the floor of its count: the keys
+// it held when opened plus those this process added since.
+func (r *Redis) Stamp() Stamp { return Stamp{ID: r.id, Count: r.floor.Load()} }
+
+// Check reads the set's identity and count from the server and returns a
+// *LostError if the set is not the one s was taken of, or holds fewer
+// keys than s.Count (see "A server that forgets" on Redis). It retries
+// transient errors as Contains does.
+func (r *Redis) Check(s Stamp) error {
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	var id string
+	var n int64
+	err := r.retry("Check", func(ctx context.Context) (err error) {
+		id, n, err = r.identity(ctx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return checkStamp(r.name, s, id, n)
+}
+
+// identity reads the identity record ("" for none) and the count.
+func (r *Redis) identity(ctx context.Context) (string, int64, error) {
+	id, err := r.client.Get(ctx, r.idKey).Result()
+	if errors.Is(err, redis.Nil) {
+		id, err = "", nil
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := r.count(ctx)
+	return id, n, err
+}
+
+// checkReconnect runs after a call's commands were answered: if go-redis
+// opened a connection since the last check, the server may be another
+// one, or the same one restarted, so the identity and the count are
+// checked against what this process knows (see "A server that forgets"
+// on Redis). A set found to have lost keys stays failed.
+func (r *Redis) checkReconnect() error {
+	if lost := r.lost.Load(); lost != nil {
+		return lost
+	}
+	if r.conns.Load() == r.checked.Load() {
+		return nil
+	}
+	r.checkMu.Lock()
+	defer r.checkMu.Unlock()
+	conns := r.conns.Load()
+	if conns == r.checked.Load() {
+		return nil // checked by a concurrent call meanwhile
+	}
+	var id string
+	var n int64
+	err := r.retry("check after a reconnect", func(ctx context.Context) (err error) {
+		id, n, err = r.identity(ctx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := checkStamp(r.name, r.Stamp(), id, n); err != nil {
+		lost := err.(*LostError)
+		r.lost.Store(lost)
+		return lost
+	}
+	r.checked.Store(conns)
+	return nil
 }
 
 // clusterOptions converts the options of a single server (from OpenRedis
@@ -472,12 +621,27 @@ func clusterOptions(o *redis.Options) (*redis.ClusterOptions, error) {
 // checkParams records params in an empty set that has none, and compares
 // them with the record (see Params). SET NX makes concurrent first openers
 // agree: one records, and the others read its record back and compare.
-func (r *Redis) checkParams(ctx context.Context, store string, params Params) error {
+func (r *Redis) checkParams(ctx context.Context, store string, params Params, recover bool) error {
 	rec, err := r.client.Get(ctx, r.paramsKey).Bytes()
 	if errors.Is(err, redis.Nil) {
 		n, cerr := r.count(ctx)
 		if cerr != nil {
 			return fmt.Errorf("seen: %s: counting keys: %w", store, cerr)
+		}
+		if n > 0 {
+			// Keys without the records a first open writes: a set made
+			// without Params or by an earlier version, or one whose
+			// server lost its data and then took keys from a writer
+			// that had not noticed (no identity either).
+			switch ids, err := r.client.Exists(ctx, r.idKey).Result(); {
+			case err != nil:
+				return fmt.Errorf("seen: %s: reading the identity (EXISTS %s): %w", store, r.idKey, err)
+			case ids == 0 && recover:
+				n = 0 // recorded below
+			case ids == 0:
+				return &LostError{Store: store, Count: n,
+					Why: fmt.Sprintf("it holds %d keys but records neither parameters nor an identity: it lost its data (a restart without persistence, a flush) and then took keys from a writer that had not noticed; rebuild it, or open it with Recover (uriscan dedup --rebuild)", n)}
+			}
 		}
 		if n > 0 {
 			// Another first opener may have recorded its parameters and
@@ -548,9 +712,16 @@ func (r *Redis) Add(k Key) (bool, error) {
 	}
 	ctx, cancel := r.context()
 	defer cancel()
+	if lost := r.lost.Load(); lost != nil {
+		return false, lost
+	}
 	cmd := r.saddOne(ctx, &k)
 	if err := r.client.Process(ctx, cmd); err != nil {
 		return false, r.wrap(err)
+	}
+	r.floor.Add(cmd.Val())
+	if err := r.checkReconnect(); err != nil {
+		return false, err
 	}
 	return cmd.Val() == 1, nil
 }
@@ -567,6 +738,9 @@ func (r *Redis) AddBatch(keys []Key, isNew []bool) error {
 	if len(keys) == 0 {
 		return nil
 	}
+	if lost := r.lost.Load(); lost != nil {
+		return lost
+	}
 	ctx, cancel := r.context()
 	defer cancel()
 	b := redisBatchPool.Get().(*redisBatch)
@@ -577,7 +751,7 @@ func (r *Redis) AddBatch(keys []Key, isNew []bool) error {
 			return r.wrap(err)
 		}
 	}
-	return nil
+	return r.checkReconnect()
 }
 
 // redisBatch is the reusable scratch space of one AddBatch, Contains or
@@ -743,11 +917,15 @@ func (r *Redis) sadd(ctx context.Context, keys []Key, part []int32, isNew []bool
 	if _, err := pipe.Exec(ctx); err != nil {
 		return err
 	}
-	if isNew != nil {
-		for j, i := range part {
-			isNew[i] = cmds[j].Val() == 1
+	var added int64
+	for j, i := range part {
+		v := cmds[j].Val()
+		added += v
+		if isNew != nil {
+			isNew[i] = v == 1
 		}
 	}
+	r.floor.Add(added)
 	return nil
 }
 
@@ -834,6 +1012,9 @@ func (r *Redis) Contains(keys []Key, has []bool) error {
 	if len(keys) == 0 {
 		return nil
 	}
+	if lost := r.lost.Load(); lost != nil {
+		return lost
+	}
 	b := redisBatchPool.Get().(*redisBatch)
 	defer redisBatchPool.Put(b)
 	look := r.sismember
@@ -854,7 +1035,7 @@ func (r *Redis) Contains(keys []Key, has []bool) error {
 			h[b.dups[j]] = h[b.dups[j+1]]
 		}
 	}
-	return nil
+	return r.checkReconnect()
 }
 
 // Insert records keys with pipelined SADDs of the distinct keys, ignoring
@@ -871,6 +1052,9 @@ func (r *Redis) Insert(keys []Key) error {
 	if len(keys) == 0 {
 		return nil
 	}
+	if lost := r.lost.Load(); lost != nil {
+		return lost
+	}
 	b := redisBatchPool.Get().(*redisBatch)
 	defer redisBatchPool.Put(b)
 	for off := 0; off < len(keys); off += RedisPipelineChunk {
@@ -883,7 +1067,7 @@ func (r *Redis) Insert(keys []Key) error {
 			return err
 		}
 	}
-	return nil
+	return r.checkReconnect()
 }
 
 // retry runs attempt, each time with a context of its own (Timeout), until
@@ -1035,9 +1219,10 @@ func (r *Redis) count(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// Drop deletes the whole set from the server (UNLINK of every shard and of
-// the parameter record), for every process that shares it. The Redis
-// stays open.
+// Drop deletes the whole set from the server (UNLINK of every shard, of
+// the parameter record and of the identity), for every process that
+// shares it. The Redis stays open, as a new empty set with a new identity
+// (other processes that had the set open find it lost).
 func (r *Redis) Drop() error {
 	if r.closed.Load() {
 		return ErrClosed
@@ -1049,8 +1234,12 @@ func (r *Redis) Drop() error {
 		pipe.Unlink(ctx, r.keys[s])
 	}
 	pipe.Unlink(ctx, r.paramsKey)
-	_, err := pipe.Exec(ctx)
-	return r.wrap(err)
+	pipe.Unlink(ctx, r.idKey)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return r.wrap(err)
+	}
+	r.lost.Store(nil)
+	return r.wrap(r.openIdentity(ctx))
 }
 
 // Close closes the connections, and ends the wait of a Contains or Insert
@@ -1154,4 +1343,7 @@ var crc16Table = func() (t [256]uint16) {
 	return t
 }()
 
-var _ Set = (*Redis)(nil)
+var (
+	_ Set     = (*Redis)(nil)
+	_ Stamped = (*Redis)(nil)
+)

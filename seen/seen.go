@@ -44,6 +44,18 @@
 // harmless. Redis retries Contains and Insert on transient errors (they
 // are idempotent) and never Add or AddBatch.
 //
+// # A store that forgets
+//
+// The two steps protect a caller against its own crash, not against a
+// store that loses what it recorded: a Redis server restarted without
+// persistence, a directory deleted or put back from an older copy, a
+// damaged write-ahead log. Disk and Redis therefore keep an identity and
+// a count of their keys (Stamped): Stamp is what the caller records with
+// its checkpoint, and Check, when it comes back, returns a *LostError
+// (ErrLost) if the store is not that one or holds fewer keys. Each store
+// also checks itself where it can: OpenDisk against a state file in the
+// directory, a Redis after every reconnect. See Disk and Redis.
+//
 // # Memory layout
 //
 // Memory keeps its keys in a power-of-two slice of 16-byte slots (two

@@ -1,0 +1,237 @@
+package seen_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/uriscan/uriscan/internal/testexec"
+	"github.com/uriscan/uriscan/seen"
+)
+
+const (
+	damageEnvDir  = "URISCAN_SEEN_DAMAGE_DIR"
+	damageEnvMode = "URISCAN_SEEN_DAMAGE_MODE"
+	damageEnvFrom = "URISCAN_SEEN_DAMAGE_FROM"
+	damageBatches = 40   // batches per child run
+	damageBatch   = 2000 // keys per batch, all new
+)
+
+// damageKey is key i of the damage tests' sets.
+func damageKey(i int) seen.Key { return dkey(uint64(i)*0x9e3779b97f4a7c15, uint64(i)) }
+
+// TestDiskDamageChild is the child process of TestDiskDamage: it adds
+// damageBatches batches of new keys from key FROM on, each a synced
+// commit, with a memtable of 1 MiB (so the run spans several write-ahead
+// logs and tables), then closes the set ("close") or exits without
+// closing it ("exit", as a kill -9 would leave it).
+func TestDiskDamageChild(t *testing.T) {
+	dir := os.Getenv(damageEnvDir)
+	if dir == "" {
+		t.Skip("helper process for TestDiskDamage")
+	}
+	from, _ := strconv.Atoi(os.Getenv(damageEnvFrom))
+	// The state file's count after every commit, not once a second: the
+	// child runs for less than a second.
+	seen.SetDiskStateEvery(0)
+	d, err := seen.OpenDisk(dir, &seen.DiskOptions{MemTableSize: 1 << 20})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	keys := make([]seen.Key, damageBatch)
+	for b := range damageBatches {
+		for i := range keys {
+			keys[i] = damageKey(from + b*damageBatch + i)
+		}
+		if err := d.Insert(keys); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(2)
+		}
+	}
+	if os.Getenv(damageEnvMode) == "close" {
+		if err := d.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(2)
+		}
+	}
+	os.Exit(0)
+}
+
+// damageRun runs the child over dir.
+func damageRun(t *testing.T, dir, mode string, from int) {
+	t.Helper()
+	cmd, err := testexec.Self("-test.run=^TestDiskDamageChild$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), damageEnvDir+"="+dir, damageEnvMode+"="+mode, damageEnvFrom+"="+strconv.Itoa(from))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+// storeFiles returns the names of dir's files that match glob, sorted.
+func storeFiles(t *testing.T, dir, glob string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, glob))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(m)
+	return m
+}
+
+// liveManifest returns the MANIFEST the marker names.
+func liveManifest(t *testing.T, dir string) string {
+	t.Helper()
+	for _, m := range storeFiles(t, dir, "marker.manifest.*") {
+		return filepath.Join(dir, m[strings.LastIndex(m, ".")+1:])
+	}
+	t.Fatal("no manifest marker")
+	return ""
+}
+
+func overwrite(t *testing.T, name string, off int64, n int, seed uint64) {
+	t.Helper()
+	f, err := os.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	rand.NewChaCha8([32]byte{byte(seed)}).Read(b)
+	if _, err := f.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fileSize(t *testing.T, name string) int64 {
+	t.Helper()
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// TestDiskDamage damages a set's files after two runs, the second closed
+// or not (killed), in each way a disk, a person or a script damages them,
+// and then opens it. A set may be refused (with a *LostError, or as
+// damaged), open and fail at its first look-up with the corruption, or
+// open with every key; what it may never do is open and answer "new" for
+// a key it recorded.
+func TestDiskDamage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	damages := []struct {
+		name string
+		do   func(t *testing.T, dir string) string // what it damaged
+	}{
+		{"last WAL truncated to half", func(t *testing.T, dir string) string {
+			w := storeFiles(t, dir, "*.log")
+			name := w[len(w)-1]
+			os.Truncate(name, fileSize(t, name)/2)
+			return name
+		}},
+		{"100 random bytes in the last WAL", func(t *testing.T, dir string) string {
+			w := storeFiles(t, dir, "*.log")
+			name := w[len(w)-1]
+			overwrite(t, name, fileSize(t, name)/3, 100, 1)
+			return name
+		}},
+		{"middle WAL deleted", func(t *testing.T, dir string) string {
+			w := storeFiles(t, dir, "*.log")
+			name := w[len(w)/2]
+			os.Remove(name)
+			return name
+		}},
+		{"middle WAL emptied", func(t *testing.T, dir string) string {
+			w := storeFiles(t, dir, "*.log")
+			name := w[len(w)/2]
+			os.Truncate(name, 0)
+			return name
+		}},
+		{"MANIFEST truncated to 100 bytes", func(t *testing.T, dir string) string {
+			name := liveManifest(t, dir)
+			os.Truncate(name, 100)
+			return name
+		}},
+		{"50 random bytes in the MANIFEST", func(t *testing.T, dir string) string {
+			name := liveManifest(t, dir)
+			overwrite(t, name, fileSize(t, name)/2, 50, 2)
+			return name
+		}},
+		{"manifest marker deleted", func(t *testing.T, dir string) string {
+			m := storeFiles(t, dir, "marker.manifest.*")
+			os.Remove(m[0])
+			return m[0]
+		}},
+		{"100 random bytes in a table", func(t *testing.T, dir string) string {
+			s := storeFiles(t, dir, "*.sst")
+			name := s[len(s)/2]
+			overwrite(t, name, fileSize(t, name)/2, 100, 3)
+			return name
+		}},
+		{"largest table deleted", func(t *testing.T, dir string) string {
+			s := storeFiles(t, dir, "*.sst")
+			slices.SortFunc(s, func(a, b string) int { return int(fileSize(t, b) - fileSize(t, a)) })
+			os.Remove(s[0])
+			return s[0]
+		}},
+	}
+	total := 2 * damageBatches * damageBatch
+	for _, mode := range []string{"close", "exit"} {
+		for _, dm := range damages {
+			t.Run(mode+"/"+dm.name, func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "set")
+				damageRun(t, dir, "close", 0)
+				damageRun(t, dir, mode, damageBatches*damageBatch)
+				var files []string
+				for _, f := range storeFiles(t, dir, "*") {
+					files = append(files, fmt.Sprintf("%s %d", filepath.Base(f), fileSize(t, f)))
+				}
+				what := dm.do(t, dir)
+				d, err := seen.OpenDisk(dir, nil)
+				if err != nil {
+					var le *seen.LostError
+					if !errors.As(err, &le) && !strings.Contains(err.Error(), "is damaged and cannot be opened") {
+						t.Fatalf("damaged %s: refused without saying why: %v", filepath.Base(what), err)
+					}
+					t.Logf("refused: %.300s", err)
+					return
+				}
+				defer d.Close()
+				keys := make([]seen.Key, total)
+				for i := range keys {
+					keys[i] = damageKey(i)
+				}
+				has := make([]bool, len(keys))
+				if err := d.Contains(keys, has); err != nil {
+					if !strings.Contains(err.Error(), "corruption") {
+						t.Fatalf("damaged %s: Contains: %v", filepath.Base(what), err)
+					}
+					t.Logf("opened; Contains failed: %.300s", err)
+					return
+				}
+				missing := 0
+				for _, h := range has {
+					if !h {
+						missing++
+					}
+				}
+				if missing > 0 {
+					t.Fatalf("damaged %s: opened with Len %d, and %d of %d keys recorded before are missing (files before: %v)", filepath.Base(what), d.Len(), missing, total, files)
+				}
+				t.Logf("opened with every key (Len %d)", d.Len())
+			})
+		}
+	}
+}
