@@ -345,7 +345,8 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 	state, exists, err := inspectDiskDir(dir)
 	if err != nil {
 		var le *LostError
-		if errors.As(err, &le) || errors.Is(err, ErrNotDiskSet) {
+		var de *damagedError
+		if errors.As(err, &le) || errors.As(err, &de) || errors.Is(err, ErrNotDiskSet) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
@@ -405,10 +406,22 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 func openError(dir string, err error, stopped bool) error {
 	if stopped || pebble.IsCorruptionError(err) || errors.Is(err, os.ErrNotExist) {
 		// A file the store needs is damaged or gone.
-		return fmt.Errorf("seen: disk set %s is damaged and cannot be opened: %w; remove the directory and rebuild the set (see the README's durability section)", dir, err)
+		return &damagedError{dir, err}
 	}
 	return fmt.Errorf("seen: open disk set %s: %w", dir, err)
 }
+
+// damagedError is the error of an OpenDisk whose store is damaged.
+type damagedError struct {
+	dir string
+	err error
+}
+
+func (e *damagedError) Error() string {
+	return fmt.Sprintf("seen: disk set %s is damaged and cannot be opened: %v; remove the directory and rebuild the set (see the README's durability section)", e.dir, e.err)
+}
+
+func (e *damagedError) Unwrap() error { return e.err }
 
 // inspectDiskDir looks at dir before Pebble opens it: its state file (see
 // Disk), and whether it holds a set. A directory that is absent or empty
@@ -425,6 +438,9 @@ func inspectDiskDir(dir string) (state *diskState, exists bool, err error) {
 	}
 	state, err = readDiskState(dir)
 	if err != nil {
+		if !errors.Is(err, ErrNotDiskSet) {
+			err = &damagedError{dir, err}
+		}
 		return nil, false, err
 	}
 	desc, err := pebble.Peek(dir, vfs.Default)

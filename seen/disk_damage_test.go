@@ -180,6 +180,16 @@ func TestDiskDamage(t *testing.T) {
 			overwrite(t, name, fileSize(t, name)/2, 100, 3)
 			return name
 		}},
+		{"state file deleted", func(t *testing.T, dir string) string {
+			name := filepath.Join(dir, "uriscan-seen.json")
+			os.Remove(name)
+			return name
+		}},
+		{"state file overwritten", func(t *testing.T, dir string) string {
+			name := filepath.Join(dir, "uriscan-seen.json")
+			overwrite(t, name, 0, 20, 4)
+			return name
+		}},
 		{"largest table deleted", func(t *testing.T, dir string) string {
 			s := storeFiles(t, dir, "*.sst")
 			slices.SortFunc(s, func(a, b string) int { return int(fileSize(t, b) - fileSize(t, a)) })

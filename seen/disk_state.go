@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/uriscan/uriscan/internal/atomicfile"
 )
 
 // diskStateFile is the name of a Disk's state file in its directory.
@@ -41,7 +43,7 @@ func readDiskState(dir string) (*diskState, error) {
 		if err == nil {
 			err = errors.New("no identity")
 		}
-		return nil, fmt.Errorf("%s is damaged (%v): it says which set the directory holds; remove the directory and rebuild the set", name, err)
+		return nil, fmt.Errorf("its state file %s is not what uriscan wrote (%v)", name, err)
 	}
 	if s.Format != diskFormat {
 		return nil, fmt.Errorf("%w: %s records the format %q, want %q", ErrNotDiskSet, name, s.Format, diskFormat)
@@ -49,40 +51,14 @@ func readDiskState(dir string) (*diskState, error) {
 	return &s, nil
 }
 
-// writeDiskState replaces dir's state file atomically: written beside,
-// synced, renamed, the directory synced.
+// writeDiskState replaces dir's state file atomically.
 func writeDiskState(dir string, s diskState) error {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
 	name := filepath.Join(dir, diskStateFile)
-	tmp := name + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err == nil {
-		var d *os.File
-		if d, err = os.Open(dir); err == nil {
-			err = d.Sync()
-			if cerr := d.Close(); err == nil {
-				err = cerr
-			}
-		}
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(name, append(b, '\n')); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return nil

@@ -520,29 +520,29 @@ func (r *Redis) Check(s Stamp) error {
 	if r.closed.Load() {
 		return ErrClosed
 	}
+	return r.check("Check", s)
+}
+
+// check reads the identity record and the count, retrying transient
+// errors, and compares them with s.
+func (r *Redis) check(op string, s Stamp) error {
 	var id string
 	var n int64
-	err := r.retry("Check", func(ctx context.Context) (err error) {
-		id, n, err = r.identity(ctx)
+	err := r.retry(op, func(ctx context.Context) error {
+		var err error
+		id, err = r.client.Get(ctx, r.idKey).Result()
+		if errors.Is(err, redis.Nil) {
+			id, err = "", nil // no identity record
+		}
+		if err == nil {
+			n, err = r.count(ctx)
+		}
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	return checkStamp(r.name, s, id, n)
-}
-
-// identity reads the identity record ("" for none) and the count.
-func (r *Redis) identity(ctx context.Context) (string, int64, error) {
-	id, err := r.client.Get(ctx, r.idKey).Result()
-	if errors.Is(err, redis.Nil) {
-		id, err = "", nil
-	}
-	if err != nil {
-		return "", 0, err
-	}
-	n, err := r.count(ctx)
-	return id, n, err
 }
 
 // checkReconnect runs after a call's commands were answered: if go-redis
@@ -563,19 +563,11 @@ func (r *Redis) checkReconnect() error {
 	if conns == r.checked.Load() {
 		return nil // checked by a concurrent call meanwhile
 	}
-	var id string
-	var n int64
-	err := r.retry("check after a reconnect", func(ctx context.Context) (err error) {
-		id, n, err = r.identity(ctx)
+	if err := r.check("check after a reconnect", r.Stamp()); err != nil {
+		if lost, ok := err.(*LostError); ok {
+			r.lost.Store(lost)
+		}
 		return err
-	})
-	if err != nil {
-		return err
-	}
-	if err := checkStamp(r.name, r.Stamp(), id, n); err != nil {
-		lost := err.(*LostError)
-		r.lost.Store(lost)
-		return lost
 	}
 	r.checked.Store(conns)
 	return nil

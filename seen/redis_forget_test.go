@@ -17,6 +17,22 @@ import (
 	"github.com/uriscan/uriscan/seen"
 )
 
+// openFilled opens a set on srv and inserts n random keys; the set is
+// closed when the test ends.
+func openFilled(t *testing.T, srv *redisServer, prefix string, rng *rand.Rand, n int) (*seen.Redis, []seen.Key) {
+	t.Helper()
+	r, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: prefix, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	keys := redisRandomKeys(rng, n)
+	if err := r.Insert(keys); err != nil {
+		t.Fatal(err)
+	}
+	return r, keys
+}
+
 // TestRedisForgets: a server restarted empty (no persistence), keys
 // deleted behind the set's back, and a set dropped by another process are
 // each noticed at the first call after a reconnect, before that call
@@ -29,15 +45,7 @@ func TestRedisForgets(t *testing.T) {
 
 	t.Run("restarted empty", func(t *testing.T) {
 		srv := newRedisServer(t, "--appendonly", "no") // a cache: nothing survives
-		r, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: redisPrefix(t), Timeout: 5 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		keys := redisRandomKeys(rng, 3000)
-		if err := r.Insert(keys); err != nil {
-			t.Fatal(err)
-		}
+		r, keys := openFilled(t, srv, redisPrefix(t), rng, 3000)
 		stamp := r.Stamp()
 		if stamp.Count != 3000 || len(stamp.ID) != 32 {
 			t.Fatalf("Stamp = %+v, want 3000 keys and an identity", stamp)
@@ -45,7 +53,7 @@ func TestRedisForgets(t *testing.T) {
 		srv.kill()
 		srv.start()
 		has := make([]bool, len(keys))
-		err = r.Contains(keys, has)
+		err := r.Contains(keys, has)
 		var lost *seen.LostError
 		if !errors.As(err, &lost) || !errors.Is(err, seen.ErrLost) || lost.ID != "" || lost.Count != 0 {
 			t.Fatalf("Contains after the server restarted empty: %v (has[0] = %v), want a *LostError with no identity and 0 keys", err, has[0])
@@ -76,16 +84,7 @@ func TestRedisForgets(t *testing.T) {
 
 	t.Run("keys deleted", func(t *testing.T) {
 		srv := newRedisServer(t)
-		prefix := redisPrefix(t)
-		r, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: prefix, Timeout: 5 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		keys := redisRandomKeys(rng, 3000)
-		if err := r.Insert(keys); err != nil {
-			t.Fatal(err)
-		}
+		r, keys := openFilled(t, srv, redisPrefix(t), rng, 3000)
 		stamp := r.Stamp()
 		admin := redis.NewClient(&redis.Options{Addr: srv.addr})
 		defer admin.Close()
@@ -110,15 +109,7 @@ func TestRedisForgets(t *testing.T) {
 	t.Run("dropped by another process", func(t *testing.T) {
 		srv := newRedisServer(t)
 		prefix := redisPrefix(t)
-		r, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: prefix, Timeout: 5 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		keys := redisRandomKeys(rng, 500)
-		if err := r.Insert(keys); err != nil {
-			t.Fatal(err)
-		}
+		r, _ := openFilled(t, srv, prefix, rng, 500)
 		other, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: prefix})
 		if err != nil {
 			t.Fatal(err)
@@ -137,15 +128,7 @@ func TestRedisForgets(t *testing.T) {
 
 	t.Run("restart with persistence is no loss", func(t *testing.T) {
 		srv := newRedisServer(t) // every write on disk before it is acknowledged
-		r, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: redisPrefix(t), Timeout: 5 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		keys := redisRandomKeys(rng, 2000)
-		if err := r.Insert(keys); err != nil {
-			t.Fatal(err)
-		}
+		r, keys := openFilled(t, srv, redisPrefix(t), rng, 2000)
 		srv.kill()
 		srv.start()
 		has := make([]bool, len(keys))
