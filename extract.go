@@ -35,9 +35,19 @@ import (
 //     two URIs).
 //
 // What remains is a match if it parses and has more than its scheme and
-// ':' (with "//", a non-empty host). A candidate that leaves no match is
-// a rejection (see Rejects). Matches do not overlap and come in input
-// order.
+// ':' (with "//", a non-empty host), and does not end inside what a
+// reader takes for its userinfo (up to the last '@' before the first
+// '/', '?' or '#' after "//": "http://u:p@q@h/" gives no
+// "http://u:p@q", whose host would be the end of the password). A
+// candidate that leaves no match is a rejection (see Rejects). Matches do
+// not overlap and come in input order.
+//
+// A scheme inside what a reader takes for an authority is none, and no
+// candidate: in "//user:pw@host/p" and "//x@user:pw@host/p" (the nearest
+// '/', '?', '#' or byte no URI holds before "user" is the second '/' of a
+// "//"), "user:pw@host/p" is the userinfo and host of a network-path
+// reference, not a URI (that would show the password), unless its ':' is
+// followed by "//" ("//http://a/" holds "http://a/").
 type Extractor struct {
 	// Schemes are the schemes that count (lower case); nil means "http"
 	// and "https". AnyScheme takes every syntactically valid scheme of
@@ -53,6 +63,10 @@ type Extractor struct {
 	masks [extractChunk / blockSize]blockMasks
 	// before is the byte that precedes the text (AppendAfter), 0 if none.
 	before byte
+	// walkFrom and walkStop remember inAuthority's last walk back, from
+	// the scheme at walkFrom to walkStop, so that the walks of one text
+	// together cost one pass; walkFrom is -1 when none is known.
+	walkFrom, walkStop int
 }
 
 // Match is one URI found in a text: its bytes are text[Start:End] (offsets
@@ -91,6 +105,7 @@ func (x *Extractor) AppendAfter(dst []Match, text []byte, before byte) []Match {
 // returns dst, the end of the last match (or done), and the line number
 // at text[to].
 func (x *Extractor) appendFrom(dst []Match, text []byte, from, to, done int, line int64) ([]Match, int, int64) {
+	x.walkFrom = -1
 	for c := from; c < to; c += extractChunk {
 		n := min(extractChunk, to-c)
 		nb := (n + blockSize - 1) / blockSize
@@ -179,6 +194,9 @@ func (x *Extractor) candidate(text []byte, i, c, cEnd int) (start, end int, ok b
 	if s == i || !x.allowed(text[s:i]) {
 		return -1, 0, false
 	}
+	if x.inAuthority(text, s) && !(i+2 < len(text) && text[i+1] == '/' && text[i+2] == '/') {
+		return -1, 0, false // "//user:pw@host": a userinfo, not a scheme
+	}
 	e := x.runEnd(text, i+1, c, cEnd)
 	whole := e
 	for {
@@ -205,6 +223,12 @@ func (x *Extractor) candidate(text []byte, i, c, cEnd int) (start, end int, ok b
 		return s, whole, false
 	}
 	if slashes {
+		// A match that ends before the last '@' of the authority a reader
+		// sees in the candidate shows part of its userinfo as the rest
+		// of a URI ("http://u:p@q@h/" cut at its second '@'): none.
+		if at := readerUserinfoEnd(text[i+3 : whole]); at >= 0 && e <= i+3+at {
+			return s, whole, false
+		}
 		h := 2
 		if at := bytes.IndexByte(rest[2:], '@'); at >= 0 && bytes.IndexAny(rest[2:2+at], "/?#") < 0 {
 			h += at + 1
@@ -214,6 +238,42 @@ func (x *Extractor) candidate(text []byte, i, c, cEnd int) (start, end int, ok b
 		}
 	}
 	return s, e, true
+}
+
+// inAuthority reports whether the scheme that starts at text[s] is inside
+// what a reader takes for an authority: the nearest byte before it that is
+// '/', '?', '#' or a byte no URI holds is the second '/' of a "//".
+func (x *Extractor) inAuthority(text []byte, s int) bool {
+	j := s // text[j-1] is the nearest such byte, once found
+	for j > 0 {
+		if j == x.walkFrom {
+			j = x.walkStop // the rest of the walk is known
+			break
+		}
+		c := text[j-1]
+		if c == '/' || c == '?' || c == '#' || classify.Table[c]&classify.Invalid != 0 {
+			break
+		}
+		j--
+	}
+	x.walkFrom, x.walkStop = s, j
+	switch {
+	case j >= 2:
+		return text[j-1] == '/' && text[j-2] == '/'
+	case j == 1:
+		return text[0] == '/' && x.before == '/'
+	}
+	return false
+}
+
+// readerUserinfoEnd returns the index of the last '@' in auth before its
+// first '/', '?' or '#', or -1: where what a reader takes for the
+// userinfo of the authority that auth starts ends.
+func readerUserinfoEnd(auth []byte) int {
+	if n := bytes.IndexAny(auth, "/?#"); n >= 0 {
+		auth = auth[:n]
+	}
+	return bytes.LastIndexByte(auth, '@')
 }
 
 // needsHost reports whether URIs of scheme always have an authority with a

@@ -267,6 +267,51 @@ func TestExtractSchemes(t *testing.T) {
 	}
 }
 
+// TestExtractUserinfo: what a reader takes for a userinfo is never turned
+// into a URI of its own (--any-scheme would read "//user:pw@host/p" as the
+// URI "user:pw@host/p", which shows the password), and no match ends
+// inside one; a scheme after "//" that is followed by "//" is still one.
+// In one buffer and as a stream read a byte at a time.
+func TestExtractUserinfo(t *testing.T) {
+	anyScheme := Extractor{AnyScheme: true, Rejects: true}
+	for _, c := range []struct {
+		x    Extractor
+		in   string
+		want []string
+	}{
+		{anyScheme, "//user:pw@host/p", nil},
+		{anyScheme, "see //user:pw@host/p.", nil},
+		{anyScheme, "//x@user:pw@host/p", nil},
+		{anyScheme, "//abc:def:ghi@host/p", nil}, // every ":" is in the authority
+		{anyScheme, "//host:80/p", nil},          // a port, not a scheme
+		{anyScheme, "http://user:S3cr3t PW@host/", []string{"http://user"}},
+		{anyScheme, "http://user:S3cr3t%PW@host/", []string{"REJECTED http://user:S3cr3t%PW@host/"}}, // "http://user" would end in the userinfo
+		{anyScheme, `http://user:S3cr3t\PW@host/`, []string{"http://user"}},
+		{anyScheme, "//http://a/b", []string{"http://a/b"}},
+		{anyScheme, "/user:pw@h/ mailto:a@b", []string{"user:pw@h/", "mailto:a@b"}}, // one "/" starts no authority
+		{anyScheme, "http://x mailto:a@b urn:x:y", []string{"http://x", "mailto:a@b", "urn:x:y"}},
+		{anyScheme, "http://h/a//user:pw@x", []string{"http://h/a//user:pw@x"}}, // a path
+		// The strict parse stops at the second "@": "http://u:a@b" would
+		// show the end of the password "a@b" as its host.
+		{anyScheme, "http://u:a@b@h/p", []string{"REJECTED http://u:a@b@h/p"}},
+		{Extractor{}, "http://u:a@b@h/p http://u:pw@h/p", []string{"http://u:pw@h/p"}},
+		{Extractor{Schemes: []string{"user"}}, "//user:pw@host/p", nil},
+	} {
+		got := matchStrings(c.in, c.x.Append(nil, []byte(c.in)))
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%v %v %q:\ngot  %q\nwant %q", c.x.AnyScheme, c.x.Schemes, c.in, got, c.want)
+		}
+		s := NewExtractScanner(&c.x, iotest.OneByteReader(strings.NewReader(c.in)))
+		var stream []Match
+		for s.Scan() {
+			stream = append(stream, s.Matches()...)
+		}
+		if got := matchStrings(c.in, stream); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("stream %v %v %q:\ngot  %q\nwant %q", c.x.AnyScheme, c.x.Schemes, c.in, got, c.want)
+		}
+	}
+}
+
 // TestExtractZeroAllocs: finding matches allocates nothing once dst has
 // room.
 func TestExtractZeroAllocs(t *testing.T) {

@@ -534,15 +534,18 @@ const Redacted = "***"
 
 // AppendRedacted appends text to dst with the password of its userinfo,
 // if any, replaced by Redacted ("http://user:***@host/"), as §7.5 advises
-// for URIs shown to people. text need not be a valid URI (an error
-// message's echo of an invalid line is redacted too). The authority
-// follows the first "/" of text when that is a "//" at the start or right
-// after a ":", with no "?" or "#" before it. It ends at the
-// next "/", "?", "#", "\", space or control byte. The userinfo is what
-// comes before its last "@", and the password what follows the userinfo's
+// for URIs shown to people. text need not be a valid URI: an invalid
+// line, an error message's echo, a log line are redacted where a reader
+// would see a password. The authority follows a "//" at the start of
+// text, or else the first "://" of text, with no "?" or "#" before it;
+// it ends at the next "/", "?" or "#" (or the end of text), whatever it
+// holds before that: a space, "\", a quote, a control or non-UTF-8 byte
+// is part of it, as a reader takes it. The userinfo is what comes before
+// the authority's last "@", and the password what follows the userinfo's
 // first ":". A text with no such password is appended unchanged. On a
 // valid URI with an authority, what it replaces is what
-// (*URI).PasswordSpan gives (FuzzWarnings checks it).
+// (*URI).PasswordSpan gives, the ABNF's userinfo having none of those
+// bytes (FuzzWarnings checks it).
 func AppendRedacted(dst, text []byte) []byte {
 	s, e, ok := FindPassword(text)
 	if !ok {
@@ -560,36 +563,43 @@ func HasPassword(text []byte) bool {
 }
 
 // FindPassword returns where the password AppendRedacted replaces is in
-// text (text[start:end]), and false when text has none.
+// text (text[start:end]), and false when text has none. It allocates
+// nothing.
 func FindPassword(text []byte) (start, end int, ok bool) {
 	if bytes.IndexByte(text, '@') < 0 {
 		return 0, 0, false // the common case: one pass, no "@"
 	}
+	// Where the authority starts: after a leading "//" (a network-path
+	// reference), else after the first "://" ("s://", and in an invalid
+	// line or a log line "ht tp://", "GET http://"). A "?" or "#" before
+	// it puts that "://" in a query or fragment, which has no userinfo.
+	// "a:b//u:p@h" and "x/y//u:p@h" (paths) keep their text; a path that
+	// embeds "://" ("a:b://u:p@h") is redacted all the same.
 	auth := -1
-	for i := 0; i+1 < len(text); i++ {
-		c := text[i]
-		if c == '?' || c == '#' {
-			return 0, 0, false
-		}
-		if c == '/' {
-			// "//" at the start or after a ":": on a URI with an
-			// authority, that is the authority's ("s://", "//"), and
-			// "a:b//u:p@h" (a path) keeps its text. A path that embeds
-			// "://" ("a:b://u:p@h") is redacted all the same, as is an
-			// invalid line's ("Referer: http://u:p@h/").
-			if text[i+1] == '/' && (i == 0 || text[i-1] == ':') {
-				auth = i + 2
+	if len(text) >= 2 && text[0] == '/' && text[1] == '/' {
+		auth = 2
+	} else {
+		for i := 0; i+2 < len(text); i++ {
+			c := text[i]
+			if c == '?' || c == '#' {
+				return 0, 0, false
 			}
-			break
+			if c == ':' && text[i+1] == '/' && text[i+2] == '/' {
+				auth = i + 3
+				break
+			}
 		}
 	}
 	if auth < 0 {
 		return 0, 0, false
 	}
+	// The userinfo ends at the last "@" before the first "/", "?" or "#":
+	// any other byte, valid in a URI or not, is part of what a reader
+	// takes for it ("http://u:S3cr3t PW@h/", "http://u:a\b@h/").
 	last := -1
 	for i := auth; i < len(text); i++ {
 		c := text[i]
-		if c == '/' || c == '?' || c == '#' || c == '\\' || c <= ' ' {
+		if c == '/' || c == '?' || c == '#' {
 			break
 		}
 		if c == '@' {
@@ -599,13 +609,11 @@ func FindPassword(text []byte) (start, end int, ok bool) {
 	if last < 0 {
 		return 0, 0, false
 	}
-	for i := auth; i < last; i++ {
-		if text[i] == ':' {
-			if i+1 == last {
-				return 0, 0, false // "user:@": nothing to hide
-			}
-			return i + 1, last, true
+	if i := bytes.IndexByte(text[auth:last], ':'); i >= 0 {
+		if auth+i+1 == last {
+			return 0, 0, false // "user:@": nothing to hide
 		}
+		return auth + i + 1, last, true
 	}
 	return 0, 0, false
 }

@@ -208,8 +208,26 @@ func TestAppendRedacted(t *testing.T) {
 		{"http://h?u:p@h", "http://h?u:p@h"},
 		{"mailto:u:p@h", "mailto:u:p@h"}, // no authority
 		{"a?//u:p@h", "a?//u:p@h"},
-		{"http://us er:p@h/", "http://us er:p@h/"}, // the authority ends at the space
-		{"http://u:p a@h/", "http://u:p a@h/"},
+		// What a reader takes for the userinfo, whatever it holds: up to
+		// the last "@" before the first "/", "?" or "#".
+		{"http://us er:p@h/", "http://us er:***@h/"},
+		{"http://u:S3cr3t PW@h/", "http://u:***@h/"},
+		{"http://u:a\\b@h/", "http://u:***@h/"},
+		{"http://u:a\"b@h/", "http://u:***@h/"},
+		{"http://u:a%b@h/", "http://u:***@h/"},
+		{"http://u:a\tb@h/", "http://u:***@h/"},
+		{"http://u:a\xff\xfeb@h/", "http://u:***@h/"},
+		{"http://u:a@b@h/", "http://u:***@h/"},
+		{"http://u@v:pw@h/", "http://u@v:***@h/"},  // the userinfo's first ":"
+		{"http://u:pw@h\\x@y/", "http://u:***@y/"}, // a backslash ends no authority
+		{"http://h/u:pw@x", "http://h/u:pw@x"},     // an "@" after the first "/"
+		{"http://h p/x:y@z", "http://h p/x:y@z"},
+		{"GET http://u:S3 PW@h/ HTTP/1.1", "GET http://u:***@h/ HTTP/1.1"}, // the first "://"
+		{"[1/Oct/2000:13:55] \"GET http://u:p@h/\"", "[1/Oct/2000:13:55] \"GET http://u:***@h/\""},
+		{"x?y://u:p@h", "x?y://u:p@h"},               // "://" in a query
+		{"http://h/x://u:p@y", "http://h/x://u:p@y"}, // only the first "://"
+		{"//u:p w@h", "//u:***@h"},
+		{" //u:p@h", " //u:p@h"},
 		{"ht tp://u:pw@h/%zz", "ht tp://u:***@h/%zz"}, // invalid text is redacted too
 		{"a:b//u:p@h", "a:b//u:p@h"},                  // a path, not an authority: "//" not after a ":"
 		{"a:b://u:p@h", "a:b://u:***@h"},              // a path that embeds "://": redacted all the same
@@ -225,5 +243,10 @@ func TestAppendRedacted(t *testing.T) {
 		if s, e, ok := FindPassword([]byte(c.in)); ok != (c.in != c.want) || ok && c.in[:s]+Redacted+c.in[e:] != c.want {
 			t.Errorf("FindPassword(%q) = %d, %d, %v", c.in, s, e, ok)
 		}
+	}
+	// Neither allocates (AppendRedacted once dst has room).
+	text, dst := []byte("GET http://u:S3 PW@h/ HTTP/1.1"), make([]byte, 0, 64)
+	if n := testing.AllocsPerRun(100, func() { _, _, _ = FindPassword(text); dst = AppendRedacted(dst[:0], text) }); n != 0 {
+		t.Errorf("FindPassword and AppendRedacted allocate %v times", n)
 	}
 }

@@ -23,7 +23,8 @@ var securitySeeds = []string{
 	"http://www.example.com@evil.test/", "http://example.com:pw@evil.test/", "http://10.0.0.1@evil.test/",
 	"http://%FF.example/", "http://p%D0%B0ypal.com/", "http://xn--pypal-4ve.com/", "http://%E6%97%A5%E6%9C%AC.jp/",
 	"http://h/a/%00/%2F/%5c/%2E%2E/.%2e/x", "a:b//u:p@h", "a:b://u:p@h", "ht tp://u:pw@h/%zz", "mailto:u:p@h",
-	"http://h?u:p@h", "http://us er:p@h/",
+	"http://h?u:p@h", "http://us er:p@h/", "http://u:S3cr3t PW@h/", "http://u:a\\b@h/", "//u:a\tb\xff@h/p",
+	"GET http://u:p q@h/ HTTP/1.1", "x?y://u:p@h", "a/b://u:p@h", "http://u:p@h\\x@y/",
 }
 
 // whatwgIDNA is the WHATWG URL standard's domain to ASCII (UTS #46,
@@ -102,11 +103,17 @@ func refIPv4(host string) (netip.Addr, bool) {
 // passwords on any text:
 //   - FindPassword, HasPassword and AppendRedacted agree, never panic, and
 //     redacting twice is redacting once;
+//   - FindPassword finds what a reader takes for the password, whatever
+//     bytes the text holds (refPassword, written separately from the
+//     rule's words);
 //   - on a valid URI (RFC 3986 or RFC 2396) with an authority, the
 //     redacted span is exactly PasswordSpan (the userinfo's password, or
 //     in an RFC 2396 registry-based authority the one a reader sees before
 //     its last "@"; without an authority, in a path that embeds "://",
-//     the text may redact what looks like one),
+//     the text may redact what looks like one): the ABNF's userinfo holds
+//     none of the bytes (space, "\", quote, controls, non-UTF-8) that a
+//     reader's userinfo may, so the reader's rule and the ABNF agree on
+//     every valid URI,
 //     the Password warning is set exactly when there is a password,
 //     and the redacted text parses to the same components but the
 //     password;
@@ -129,6 +136,9 @@ func FuzzWarnings(f *testing.F) {
 		if uriscan.HasPassword(b) != pok {
 			t.Fatalf("%q: HasPassword disagrees with FindPassword", s)
 		}
+		if rs, re, rok := refPassword(s); rok != pok || pok && (rs != ps || re != pe) {
+			t.Fatalf("%q: FindPassword %d:%d %v, a reader's password %d:%d %v", s, ps, pe, pok, rs, re, rok)
+		}
 		red := uriscan.AppendRedacted([]byte("<"), b)
 		want := "<" + s
 		if pok {
@@ -148,6 +158,35 @@ func FuzzWarnings(f *testing.F) {
 			checkWarnings(t, g, &u, s, red[1:])
 		}
 	})
+}
+
+// refPassword is where a reader sees a password in s, from the rule's
+// words: the authority follows a leading "//", else the first "://" unless
+// a "?" or "#" comes before it, and ends at the first "/", "?" or "#"
+// after it; the userinfo is what precedes the authority's last "@", the
+// password what follows the userinfo's first ":" (none if that is empty).
+func refPassword(s string) (start, end int, ok bool) {
+	auth := 2
+	if !strings.HasPrefix(s, "//") {
+		i := strings.Index(s, "://")
+		if i < 0 || strings.ContainsAny(s[:i], "?#") {
+			return 0, 0, false
+		}
+		auth = i + 3
+	}
+	a := s[auth:]
+	if n := strings.IndexAny(a, "/?#"); n >= 0 {
+		a = a[:n]
+	}
+	at := strings.LastIndex(a, "@")
+	if at < 0 {
+		return 0, 0, false
+	}
+	c := strings.Index(a[:at], ":")
+	if c < 0 || c+1 == at {
+		return 0, 0, false
+	}
+	return auth + c + 1, auth + at, true
 }
 
 func checkWarnings(t *testing.T, g uriscan.Grammar, u *uriscan.URI, s string, red []byte) {

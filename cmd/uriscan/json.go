@@ -102,7 +102,7 @@ func appendRedactedSpan(b []byte, text string, ps, pe int) []byte {
 func appendSplitInvalid(b []byte, file string, line int, text []byte, length int64, perr *uriscan.Error, redact bool) []byte {
 	b = appendRecordStart(b, file)
 	b = strconv.AppendInt(b, int64(line), 10)
-	shown := shownBytes(text, redact)
+	shown := shownHead(text, -1, length > int64(len(text)), redact)
 	if utf8.Valid(shown) {
 		b = append(b, `,"input":`...)
 		b = appendJSONString(b, view(shown))

@@ -86,7 +86,7 @@ func (lm *logMode) check(e *env, base string) (int, bool) {
 	if base != "" {
 		b, err := uriscan.ParseString(base)
 		if err != nil || !b.IsAbsolute() {
-			return e.usageError("extract: --base "+strconv.Quote(base)+" is not an absolute URI", e.cmd), false
+			return e.usageError("extract: --base "+strconv.Quote(shownArg(base, e.rep.redacts()))+" is not an absolute URI", e.cmd), false
 		}
 		lm.base = &b
 	}

@@ -39,8 +39,21 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			}
 			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
 			return e.eachLine(files, *workers, func() lineFn {
-				var buf []byte
-				surt := func(dst, raw []byte) ([]byte, error) { return normalize.AppendSURT(dst, raw, opts) }
+				var buf, red []byte
+				// The key is of the line as shown, its password redacted:
+				// surt reads a URL with no scheme as "http://" + it, and
+				// takes the first path segment of one with no host for
+				// the host, userinfo and all ("//u:pw@h/p" gives
+				// "u:pw@h)/p", "//u:pw@a.b/" "b,u:pw@a)/"), where no
+				// redaction of the key could find the password.
+				redact := e.rep.redacts()
+				surt := func(dst, raw []byte) ([]byte, error) {
+					if redact && uriscan.HasPassword(raw) {
+						red = uriscan.AppendRedacted(red[:0], raw)
+						raw = red
+					}
+					return normalize.AppendSURT(dst, raw, opts)
+				}
 				return func(k *sink, name string, s *recordScanner) {
 					buf = normalizeRaw(k, name, recordFile(files, name), s, nil, false, buf, surt)
 				}

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 
 	"github.com/uriscan/uriscan"
 )
 
 // Passwords in userinfo (RFC 3986 §7.5) are redacted, "user:***@", in
-// every output made of URIs and in every report that echoes a line,
-// unless --show-passwords. What is compared and hashed (dedup's
-// identity, normalize's "hash") is the URI as written: only what is shown
-// changes.
+// every output made of URIs, in every report that echoes a line and in
+// every error that echoes an argument, unless --show-passwords. Valid
+// line or not, the password is what a reader takes for one
+// (uriscan.FindPassword: the userinfo runs to the last "@" before the
+// first "/", "?" or "#" after "//", whatever bytes it holds). What is
+// compared and hashed (dedup's identity, normalize's "hash") is the URI
+// as shown, password redacted.
 
 // addShowPasswordsFlag defines --show-passwords on fs.
 func addShowPasswordsFlag(fs *flag.FlagSet) {
@@ -56,6 +60,36 @@ func shownBytes(text []byte, redact bool) []byte {
 		return uriscan.AppendRedacted(nil, text)
 	}
 	return text
+}
+
+// shownHead returns what an echo shows of the bytes held of a line (all
+// of it, or with cut only its first bytes: a line over --max-line): at
+// most its first max bytes (max < 0: all), with redact its password
+// redacted first, so that a password that runs past the first max bytes
+// shows none of them. In a cut line, what a reader would take for a
+// password if the next byte, never read, were the "@" that ends the
+// userinfo is redacted too ("http://u:pw...").
+func shownHead(text []byte, max int, cut, redact bool) []byte {
+	if redact && cut && bytes.IndexByte(text, ':') >= 0 {
+		t := append(append(make([]byte, 0, len(text)+1), text...), '@')
+		if s, e, ok := uriscan.FindPassword(t); ok && e == len(text) {
+			text = append(t[:s], uriscan.Redacted...)
+		}
+	}
+	text = shownBytes(text, redact)
+	if max >= 0 && len(text) > max {
+		text = text[:max]
+	}
+	return text
+}
+
+// shownArg returns a command-line argument as an error message echoes it:
+// with redact, its password redacted (an invalid --base is echoed).
+func shownArg(arg string, redact bool) string {
+	if redact && uriscan.HasPassword([]byte(arg)) {
+		return string(uriscan.AppendRedacted(nil, []byte(arg)))
+	}
+	return arg
 }
 
 // appendURI appends u's text, its password redacted with redact.

@@ -108,7 +108,7 @@ func (r *reports) appendLineReport(b []byte, name string, line int64, off int, r
 		b = appendJSONString(b, view(reason))
 		if input != nil {
 			text := input[:min(len(input), echoMax)]
-			shown := shownBytes(text, r.redacts())
+			shown := shownHead(input, echoMax, int64(len(input)) < n, r.redacts())
 			b = append(b, `,"input":`...)
 			b = appendJSONString(b, view(shown)) // invalid UTF-8 as U+FFFD
 			if n != int64(len(text)) {

@@ -19,14 +19,14 @@ func setupResolve(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		b, err := e.sc.grammar.ParseString(*base)
 		if err != nil {
-			msg := "resolve: --base " + strconv.Quote(*base) + " is not a URI"
+			msg := "resolve: --base " + strconv.Quote(shownArg(*base, e.rep.redacts())) + " is not a URI"
 			if perr, ok := err.(*uriscan.Error); ok {
 				msg += ": offset " + strconv.Itoa(perr.Offset) + ": " + perr.Reason()
 			}
 			return e.usageError(msg, e.cmd)
 		}
 		if !b.IsAbsolute() {
-			return e.usageError("resolve: --base "+strconv.Quote(*base)+" is not absolute: it needs a scheme (RFC 3986 §5.2.1)", e.cmd)
+			return e.usageError("resolve: --base "+strconv.Quote(shownArg(*base, e.rep.redacts()))+" is not absolute: it needs a scheme (RFC 3986 §5.2.1)", e.cmd)
 		}
 		var flags uriscan.ResolveFlags
 		if *nonStrict && e.sc.grammar == uriscan.RFC2396 {

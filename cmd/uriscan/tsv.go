@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -148,7 +149,7 @@ func appendSplitTSVFlags(b []byte, u *uriscan.URI, w uriscan.Warnings) []byte {
 func appendSplitTSVInvalid(b []byte, file string, line int, text []byte, perr *uriscan.Error, redact, flags bool) []byte {
 	b = appendTSVRecordStart(b, file, line)
 	b = append(b, '\t')
-	b = appendTSVField(b, shownBytes(text, redact))
+	b = appendTSVField(b, shownHead(text, -1, errors.Is(perr, uriscan.ErrTooLong), redact))
 	b = append(b, "\tfalse"...)
 	for range 8 { // scheme ... fragment
 		b = append(b, "\t\\N"...)
