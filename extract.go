@@ -421,9 +421,14 @@ func (s *ExtractScanner) Scan() bool {
 		// Everything up to the last byte that cannot be in a URI is
 		// settled: a candidate there ends at or before it.
 		safe := len(text)
-		if !s.eof {
+		if !s.eof || s.err != nil {
+			// Before the end (and at a read error, which cuts the input
+			// short: a truncated archive) a run of URI bytes that reaches
+			// the end of what was read may go on, so it is not settled;
+			// after a read error it is dropped, as the line commands drop
+			// a cut last line.
 			safe = lastInvalid(text) + 1
-			if safe == 0 {
+			if safe == 0 && !s.eof {
 				if len(text) < len(s.buf) {
 					continue // read more
 				}
@@ -458,6 +463,9 @@ func (s *ExtractScanner) Matches() []Match { return s.matches }
 func (s *ExtractScanner) Bytes(m Match) []byte { return s.buf[m.Start-s.base : m.End-s.base] }
 
 // Err returns the read error that ended the input, or nil at its end.
+// After a read error, the run of URI bytes the error cut (from the last
+// byte that cannot be in a URI to the cut) is not scanned: a URI there
+// may be cut short.
 func (s *ExtractScanner) Err() error { return s.err }
 
 // lastInvalid returns the index of the last byte of text that cannot be in

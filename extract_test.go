@@ -2,6 +2,7 @@ package uriscan
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -419,5 +420,38 @@ func BenchmarkExtract(b *testing.B) {
 				re.FindAllIndex(text, -1)
 			}
 		})
+	}
+}
+
+// TestExtractScannerReadError: a read error cuts the input short (a
+// truncated archive): the URIs delimited before the cut are found, the
+// run of URI bytes that reaches it is not (it may be a URI cut short), at
+// every cut point, and Err returns the error.
+func TestExtractScannerReadError(t *testing.T) {
+	text := "GET http://a.example/x and <https://b.example/y?q=1> then http://c.example/zzz\n"
+	cutErr := fmt.Errorf("unexpected EOF (test)")
+	var x Extractor
+	for cut := 0; cut <= len(text); cut++ {
+		var want []string
+		for _, m := range x.Append(nil, []byte(text)) {
+			// Found whole only if a byte that ends a URI comes before the cut.
+			if m.End < int64(cut) {
+				want = append(want, text[m.Start:m.End])
+			}
+		}
+		r := io.MultiReader(strings.NewReader(text[:cut]), iotest.ErrReader(cutErr))
+		s := NewExtractScanner(&x, iotest.OneByteReader(r))
+		var got []string
+		for s.Scan() {
+			for _, m := range s.Matches() {
+				got = append(got, string(s.Bytes(m)))
+			}
+		}
+		if s.Err() != cutErr {
+			t.Fatalf("cut %d: Err = %v", cut, s.Err())
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("cut %d (%q): got %q, want %q", cut, text[:cut], got, want)
+		}
 	}
 }
