@@ -163,7 +163,7 @@ type Normalizer struct {
 	W3lib W3libOptions
 
 	scratch []byte
-	params  [][]byte
+	params  []paramSpan
 }
 
 // Append appends the normal form of u at level to dst and returns the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net/netip"
+	"slices"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -108,6 +109,7 @@ const canonStack = 512
 
 func appendSafeBrowsing(dst, raw, clean, work []byte) ([]byte, error) {
 	// Remove tab, CR and LF; drop the fragment; trim.
+	clean = slices.Grow(clean, len(raw)) // sized once (a long URL)
 	for _, c := range raw {
 		if c == '\t' || c == '\r' || c == '\n' {
 			continue
@@ -321,6 +323,17 @@ func canonAppendUnescaped(dst, src []byte) []byte {
 // '#' and '%' percent-escaped in uppercase hex (Safe Browsing's last step;
 // also what Python's quote_from_bytes does with surt's safe set).
 func canonAppendEscaped(dst, src []byte) []byte {
+	if len(src) > canonStack {
+		// A long one: the room it takes, once, not a grown copy after
+		// another.
+		n := len(src)
+		for _, c := range src {
+			if c <= 0x20 || c >= 0x7f || c == '#' || c == '%' {
+				n += 2
+			}
+		}
+		dst = slices.Grow(dst, n)
+	}
 	for _, c := range src {
 		if c <= 0x20 || c >= 0x7f || c == '#' || c == '%' {
 			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])

@@ -139,7 +139,14 @@ func AppendSURT(dst, raw []byte, opts SURTOptions) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	u, work := u.google(workBuf[:0])
+	work := workBuf[:0]
+	if len(raw) > canonStack {
+		// A long URL: the room its forms take (each escaped form up to
+		// three times its decoded one), once, not a grown copy of all
+		// of them after each.
+		work = make([]byte, 0, 7*len(u.query)+5*len(u.host)+4*len(u.path)+64)
+	}
+	u, work = u.google(work)
 	u, _ = u.ia(&opts, work)
 	return u.appendTo(dst, !opts.PlainURL, opts.IncludeScheme, opts.TrailingComma, !opts.KeepIPAddrOrder), nil
 }
@@ -173,7 +180,7 @@ func surtParse(raw, buf []byte) (u surtURL, _ []byte, err error) {
 		return u, buf, ErrSURTBlank
 	}
 	const def = "http://"
-	buf = append(buf[:0], def...)
+	buf = append(slices.Grow(buf[:0], len(def)+len(raw)+1), def...) // sized once
 	for _, c := range raw {
 		if c != '\t' && c != '\r' && c != '\n' {
 			buf = append(buf, c)
@@ -754,6 +761,9 @@ func surtAppendSortedQuery(dst, q []byte) []byte {
 	}
 	var stack [32]surtSpan
 	spans := stack[:0]
+	if n := bytes.Count(q, amp) + 1; n > len(stack) {
+		spans = make([]surtSpan, 0, n) // sized once (a long query)
+	}
 	start := 0
 	for i := 0; i <= len(q); i++ {
 		if i == len(q) || q[i] == '&' {

@@ -123,7 +123,7 @@ func TestRedisURLTarget(t *testing.T) {
 		prefix string
 	}{
 		{spec: "redis://localhost:6380/2?dial_timeout=3s&prefix=p:", want: single{"localhost:6380", "", "", 2, 3 * time.Second, 0, "-", true}, prefix: "p:"},
-		{spec: "redis://", want: single{"localhost:6379", "", "", 0, 0, 0, "-", true}},
+		{spec: "redis://localhost", want: single{"localhost:6379", "", "", 0, 0, 0, "-", true}}, // (no host: TestRedisURLNoHost)
 		{spec: "redis://u:p%40ss@h?db=4", want: single{"h:6379", "u", "p@ss", 4, 0, 0, "-", true}},
 		{spec: "rediss://h:6380", want: single{"h:6380", "", "", 0, 0, 0, "h", true}},
 		{spec: "redis://[::1]:7000", want: single{"[::1]:7000", "", "", 0, 0, 0, "-", true}},

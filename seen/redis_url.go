@@ -18,7 +18,10 @@ import (
 //	redis://[user:password@]h1:7000,h2:7001[?...]   (a cluster: seed nodes)
 //	redis+cluster://..., rediss+cluster://...       (a cluster, even of one seed)
 //
-// The host defaults to localhost and the port to 6379, as in go-redis. A
+// The port defaults to 6379, as in go-redis; the host does not default
+// (go-redis takes none for localhost): a URL without one, such as
+// redis://:pw@/0 (or redis://:$PASS@$HOST/0 with $HOST unset), is an
+// error, not the server on this machine. A
 // URL with one host and the redis or rediss scheme is a single server, or
 // a cluster if the server says it is a cluster node (unless opts.Mode says
 // otherwise; RedisStandalone refuses a cluster URL). Several hosts are
@@ -112,6 +115,9 @@ func parseRedisURL(spec string) (redisURL, error) {
 	}
 	u.query = q
 	u.hosts = strings.Split(authority, ",")
+	if len(u.hosts) == 1 && noHost(authority) {
+		return fail("the URL names no host (want %s://[USER:PASSWORD@]HOST[:PORT]...; localhost is not assumed)", scheme)
+	}
 	if len(u.hosts) > 1 {
 		u.cluster = true
 		for i, h := range u.hosts {
@@ -121,6 +127,14 @@ func parseRedisURL(spec string) (redisURL, error) {
 		}
 	}
 	return u, nil
+}
+
+// noHost reports whether the authority (after the userinfo) of a URL
+// with one host names none: "", ":6379", "[]". One that does not parse
+// is left to go-redis' parser, which says what is wrong with it.
+func noHost(authority string) bool {
+	u, err := url.Parse("redis://" + authority)
+	return err == nil && u.Hostname() == ""
 }
 
 // urlSecrets returns what a password in spec may be: the text between the

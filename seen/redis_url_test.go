@@ -70,3 +70,32 @@ func TestRedisURLNoPassword(t *testing.T) {
 		}
 	})
 }
+
+// TestRedisURLNoHost: a URL that names no host is refused before any
+// dial (go-redis would take it for localhost:6379, so that
+// redis://:$PASS@$HOST/0 with $HOST unset reached the server on this
+// machine), single server or cluster, in a message that names the URL
+// with its password redacted. A hostless element of a list of hosts is
+// refused as such.
+func TestRedisURLNoHost(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"redis://:s3cr3t-pw@/0", "names no host"},
+		{"redis://", "names no host"},
+		{"redis://:6379", "names no host"},
+		{"rediss://u:s3cr3t-pw@:6380/1?dial_timeout=1s", "names no host"},
+		{"redis+cluster://:s3cr3t-pw@/", "names no host"},
+		{"rediss+cluster://u:s3cr3t-pw@:7000", "names no host"},
+		{"redis://:s3cr3t-pw@h1:1,:2", `host ":2" is not host[:port]`},
+	} {
+		r, err := seen.OpenRedisURL(c.spec, &seen.RedisOptions{DialTimeout: time.Second})
+		if err == nil {
+			r.Close()
+			t.Errorf("OpenRedisURL(%s) succeeded", seen.RedactURL(c.spec))
+			continue
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, "seen: OpenRedisURL "+seen.RedactURL(c.spec)+": ") ||
+			!strings.Contains(msg, c.want) || strings.Contains(msg, "s3cr3t") {
+			t.Errorf("OpenRedisURL(%s): %v, want %q (and the password redacted)", seen.RedactURL(c.spec), err, c.want)
+		}
+	}
+}

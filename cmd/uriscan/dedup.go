@@ -46,6 +46,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
 	schemes := fs.String("schemes", "http,https", "with --extract, the `schemes` that count, comma-separated")
 	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end and before each read that may block. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
+	fs.Bool("verify-input", true, "read each gzip or zstd input to its end first (every member's CRC-32 and length, every frame's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see the README). --verify-input=false takes the lines before the damage, then reports the error") // read by dispatch into e.verifyInput
 	return func(e *env, files []string) int {
 		lv, cfg, nparams, msg := nf.config(fs, "dedup")
 		if msg != "" {

@@ -27,17 +27,25 @@ type env struct {
 	rawOut    io.Writer     // what out writes to (see drain)
 	rawErr    io.Writer     // what errw writes to
 	errw      *bufio.Writer // standard error
+	stderr    *stderrWriter // under rawErr: whether a write failed
 	sc        recordScanner
 	rep       reports // --quiet, --errors, --max-errors
 	// textLines: the lines are text, not URIs (dedup --extract): only a
 	// line over the limit is invalid.
 	textLines bool
+	// verifyInput (--verify-input): a compressed input is read to its end
+	// and its checksums checked before any of its lines is taken (see
+	// input.go).
+	verifyInput bool
 	// finalLine, if set, is written last on standard error (a summary).
 	finalLine string
 	// tty is the process's standard error (main only), where a progress
 	// bar may be drawn; prog is the bar, if drawn.
 	tty  *os.File
 	prog *progress
+	// process: this is the uriscan process (main only), whose memory
+	// limit parallel may set (see pipeline.memoryLimit).
+	process bool
 	// counts are what the pipeline's writer has written (extract's
 	// summary).
 	counts  struct{ bytes, uris, rejected int64 }
@@ -69,13 +77,15 @@ type env struct {
 }
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
+	se := &stderrWriter{w: stderr}
 	e := &env{
 		stdin:     stdin,
 		stdinName: stdinName,
 		out:       bufio.NewWriterSize(stdout, writeBufSize),
 		rawOut:    stdout,
-		rawErr:    stderr,
-		errw:      bufio.NewWriterSize(stderr, writeBufSize),
+		rawErr:    se,
+		errw:      bufio.NewWriterSize(se, writeBufSize),
+		stderr:    se,
 	}
 	// Flush before blocking on input, so that "tail -f log | uriscan
 	// validate" reports as it goes; on files this is once per read buffer.
@@ -83,6 +93,25 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 	e.sc.mu = &e.mu
 	e.sc.stop = e.stopped
 	return e
+}
+
+// stderrWriter is standard error, as every write to it goes (errw, the
+// reports drain writes as they are, the progress bar's messages): it
+// keeps whether one failed (/dev/full, a closed descriptor), for the exit
+// status (see run: the reports or the summary are lost, and nothing else
+// could say so). A pipe whose reader is gone is SIGPIPE (the Go runtime's
+// rule for descriptors 1 and 2).
+type stderrWriter struct {
+	w      io.Writer
+	failed atomic.Bool
+}
+
+func (w *stderrWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil {
+		w.failed.Store(true)
+	}
+	return n, err
 }
 
 // stopped reports whether a signal asked the run to stop.
@@ -235,8 +264,9 @@ const echoMax = 200
 // bytes and followed by "...(N bytes)" when it is longer; n is the line's
 // length (a too-long line holds only its first bytes).
 func appendEcho(b, line []byte, n int64, redact bool) []byte {
-	cut := line[:min(len(line), echoMax)]
-	b = strconv.AppendQuote(b, view(shownBytes(cut, redact)))
+	// Redacted before it is cut, so that a password longer than the echo,
+	// or in a line over the limit, shows none of itself.
+	b = strconv.AppendQuote(b, view(shownHead(line, echoMax, int64(len(line)) < n, redact)))
 	if n <= echoMax && int64(len(line)) == n {
 		return b
 	}

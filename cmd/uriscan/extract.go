@@ -105,10 +105,10 @@ func emitMatch(p *pipeline, c *chunk, format, field string, m uriscan.Match, tex
 		default:
 			c.k.err = appendMatch(c.k.err, format, c.name, field, m, text)
 		}
-		return
+	} else {
+		c.k.out = appendMatch(c.k.out, format, c.name, field, m, text)
 	}
-	c.k.out = appendMatch(c.k.out, format, c.name, field, m, text)
-	p.handOver(c)
+	p.handOver(c) // (reports too: a chunk can hold 50,000 rejections)
 }
 
 // appendMatch appends one match in the format: its bytes (text), a JSON

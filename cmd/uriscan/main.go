@@ -34,6 +34,7 @@ func main() { os.Exit(mainCode()) }
 func mainCode() int {
 	e := newEnv(os.Stdin, os.Stdout, os.Stderr)
 	e.tty = os.Stderr
+	e.process = true
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
@@ -242,6 +243,11 @@ func (e *env) run(args []string) int {
 	}
 	e.errw.WriteString(e.finalLine) // the summary, last (see writeSummary)
 	e.errw.Flush()
+	if e.stderr.failed.Load() && (code == exitOK || code == exitInvalid) {
+		// Reports or the summary were lost: an I/O error (exit 1 says
+		// only that some line was invalid), as for standard output.
+		code = exitUsage
+	}
 	return code
 }
 
@@ -306,6 +312,9 @@ func (e *env) dispatch(args []string) int {
 		if f := fs.Lookup("show-passwords"); f != nil {
 			e.rep.showPasswords = f.Value.(flag.Getter).Get().(bool)
 		}
+		if f := fs.Lookup("verify-input"); f != nil { // (dedup's default is true: see setupDedup)
+			e.verifyInput = f.Value.(flag.Getter).Get().(bool)
+		}
 		if f := fs.Lookup("uri"); f != nil {
 			if uris := *f.Value.(*stringsFlag); len(uris) > 0 {
 				if len(files) > 0 {
@@ -313,7 +322,7 @@ func (e *env) dispatch(args []string) int {
 				}
 				for _, u := range uris {
 					if strings.ContainsAny(u, "\n") {
-						return e.usageError(c.name+": --uri "+strconv.Quote(u)+" holds a line end", c)
+						return e.usageError(c.name+": --uri "+strconv.Quote(shownArg(u, e.rep.redacts()))+" holds a line end", c)
 					}
 				}
 				e.stdin, e.stdinName, files = strings.NewReader(strings.Join(uris, "\n")+"\n"), "<uri>", []string{"-"}
@@ -386,6 +395,10 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 		var uris stringsFlag
 		fs.Var(&uris, "uri", "a `URI` to read, as if it were an input line, instead of the files; repeatable")
 		fs.Var(&uris, "u", "short for --uri")
+	}
+	switch c.name {
+	case "validate", "split", "normalize", "resolve", "extract": // dedup: its own, on by default
+		fs.Bool("verify-input", false, "read each gzip or zstd input to its end first (every member's CRC-32 and length, every frame's checksum) and take none of its lines if it is corrupt or cut short (exit 2); a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. Without it the lines before the damage are written, then the error")
 	}
 	return fs, c.setup(fs)
 }

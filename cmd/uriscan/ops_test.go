@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -74,6 +77,11 @@ func TestDedupRedisURL(t *testing.T) {
 		if code != 2 || out != "" || strings.Contains(errs, "s3cr3t") || !strings.Contains(errs, "***") {
 			t.Errorf("%s: exit %d, stderr %q", spec, code, errs)
 		}
+	}
+	// No host: refused, not taken for the server on this machine.
+	if code, out, errs := cli(t, "http://a/\n", "dedup", "--store", "redis://:s3cr3t-pw@/0", "--key-file", key); code != 2 || out != "" ||
+		!strings.Contains(errs, "redis://:***@/0: the URL names no host") || strings.Contains(errs, "s3cr3t") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("a URL without a host: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	for _, spec := range []string{"redis://127.0.0.1:6379,", "redis://h:notaport"} {
 		if code, _, errs := cli(t, "", "dedup", "--store", spec, "--key-file", key); code != 2 || !strings.Contains(errs, spec+": ") || strings.Count(errs, "\n") != 1 {
@@ -153,7 +161,10 @@ func TestDedupSignals(t *testing.T) {
 // TestBoundedMemory: a single huge line, random bytes, '%' and newlines
 // go through every command with a peak RSS under 64 MB, the right exit
 // status and the lines after them read. 64 MiB each here (16 MiB of
-// newlines); the README gives the figures for 1 GiB.
+// newlines); the README gives the figures for 1 GiB. Then lines just under
+// the default --max-line through every command, level and format, and
+// extract over a long run of URI bytes (see boundedLongLines and
+// boundedExtractRun).
 func TestBoundedMemory(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("writes 64 MiB inputs; measures memory, which the race detector multiplies")
@@ -193,12 +204,145 @@ func TestBoundedMemory(t *testing.T) {
 			if err != nil {
 				code = err.(interface{ ExitCode() int }).ExitCode()
 			}
-			if code != wantCode || rss > 64<<20 || (c[0] != "validate" && !bytes.Contains(out.tail, []byte("after"))) {
+			if code != wantCode || rss > maxPeakRSS || (c[0] != "validate" && !bytes.Contains(out.tail, []byte("after"))) {
 				t.Errorf("%s %s: exit %d (want %d), peak RSS %d MB, output ends %q, stderr %.300q", c[0], name, code, wantCode, rss>>20, out.tail, errb.String())
 			}
 			t.Logf("%-9s %-8s exit %d, peak RSS %2d MB, %d output bytes", c[0], name, code, rss>>20, out.n)
 		}
 	}
+	t.Run("long lines", func(t *testing.T) { boundedLongLines(t, dir) })
+	t.Run("extract run", func(t *testing.T) { boundedExtractRun(t, dir) })
+}
+
+// maxPeakRSS is the peak resident set a child may reach: the binary's own
+// pages (20-28 MB of a test binary just linked) and what the command holds.
+const maxPeakRSS = 64 << 20
+
+// boundedLongLines: lines just under the default --max-line of the bytes
+// each command, level and format expands most (tabs and quotes JSON
+// escapes as \t and \", control bytes as \u00XX: 6 times; bytes that are
+// not UTF-8 or not ASCII, and '%', which the levels percent-encode: 3
+// times; 350,000 query parameters to sort; 87,000 URIs or 116,000
+// rejections a line to extract) keep every command under maxPeakRSS with
+// one worker (the file read) and two (mapped). Before the output and the
+// long lines were bounded (issue 20), split took 106-178 MB here, surt
+// 144-181, extract --rejects 107.
+func boundedLongLines(t *testing.T, dir string) {
+	const n = 1<<20 - 64 // bytes per line: under uriscan.DefaultMaxLine
+	rep := func(prefix, unit string) []byte {
+		b := append(make([]byte, 0, n), prefix...)
+		for len(b) < n {
+			b = append(b, unit...)
+		}
+		return b[:n]
+	}
+	kinds := [][]byte{
+		rep("", "\t"),                     // split: \t, and invalid
+		rep("", "\x01"),                   // JSON: \u0001 (6x), TSV: \x01
+		rep("http://a/", "\xe9"),          // not UTF-8: %E9 (3x), base64
+		rep("http://a/", "é"),             // %C3%A9
+		rep("", "%"),                      // %25
+		rep("http://a/", "\""),            // \" and %22
+		rep("HTTP://A.COM/", "%2f%AA%7e"), // decoded, re-encoded, cased
+		rep("http://a.com/?", "a=&"),      // parameters to sort
+		rep("see ", "http://a.b/ "),       // URIs to extract, each a record
+		rep("", "http://[ "),              // extract --rejects: each reported
+	}
+	var b bytes.Buffer
+	b.WriteString("http://before/\n")
+	for range 2 {
+		for _, k := range kinds {
+			for range 3 {
+				b.Write(k)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	b.WriteString("http://after/\n")
+	file := filepath.Join(dir, "long-lines")
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Buffer{}
+	key := writeKey(t, dir)
+	cmds := [][]string{
+		{"validate"}, {"split"}, {"split", "--format", "tsv"}, {"split", "--flags"},
+		{"split", "--format", "tsv", "--flags"}, {"resolve", "--base", "http://a/b/c"},
+		{"normalize"}, {"normalize", "--level", "crawler"}, {"normalize", "--level", "safebrowsing"},
+		{"normalize", "--level", "w3lib"}, {"normalize", "--format", "surt"},
+		{"normalize", "--format", "jsonl", "--key-file", key}, {"normalize", "--repair"},
+		{"extract"}, {"extract", "--format", "jsonl"}, {"extract", "--format", "tsv"}, {"extract", "--rejects"},
+		{"dedup"}, {"dedup", "--level", "crawler"}, {"dedup", "--level", "safebrowsing"},
+		{"dedup", "--level", "w3lib"}, {"dedup", "--extract"},
+	}
+	for _, c := range cmds {
+		workers := []string{"1", "2"}
+		if c[0] == "dedup" {
+			workers = []string{""} // one, always
+		}
+		for _, w := range workers {
+			args := c
+			if w != "" {
+				args = append(slices.Clip(c), "--workers", w)
+			}
+			code, rss, out, errs := peakRun(t, dir, append(args, file)...)
+			name := strings.ReplaceAll(strings.Join(args, " "), key, "KEY")
+			if code > 1 || rss > maxPeakRSS || (c[0] != "validate" && !bytes.Contains(out.tail, []byte("after"))) {
+				t.Errorf("%s: exit %d, peak RSS %d MB, output ends %q, stderr %.300q", name, code, rss>>20, out.tail, errs)
+			}
+			t.Logf("%-46s exit %d, peak RSS %2d MB, %d output bytes", name, code, rss>>20, out.n)
+		}
+	}
+}
+
+// boundedExtractRun: extract with two workers over a mapped file holding
+// a 256 MiB run of URI bytes keeps what is resident bounded: the reader
+// skips the run (keeping its last 64 KiB, as uriscan.ExtractScanner does)
+// and drops the pages it skipped; it took the size of the run before.
+func boundedExtractRun(t *testing.T, dir string) {
+	file := filepath.Join(dir, "run")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := bytes.Repeat([]byte("a"), 1<<20)
+	f.WriteString("see http://before/ and http://")
+	for range 256 {
+		f.Write(block)
+	}
+	f.WriteString(" and http://after/\n")
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(file)
+	for _, format := range []string{"text", "jsonl"} {
+		code, rss, out, errs := peakRun(t, dir, "extract", "--workers", "2", "--format", format, file)
+		if code != 0 || rss > maxPeakRSS || !bytes.Contains(out.tail, []byte("http://after/")) || out.lines != 2 {
+			t.Errorf("extract --format %s: exit %d, peak RSS %d MB, %d output lines ending %q, stderr %.300q", format, code, rss>>20, out.lines, out.tail, errs)
+		}
+		t.Logf("extract --workers 2 --format %-5s (256 MiB run, mapped): exit %d, peak RSS %2d MB", format, code, rss>>20)
+	}
+}
+
+// peakRun runs "uriscan ARGS..." in a child process with two CPUs (so that
+// --workers 2 maps a file: see mapInput) and returns its exit status, its
+// peak resident set, its output (counted) and standard error.
+func peakRun(t *testing.T, dir string, args ...string) (code int, rss int64, out *countWriter, errs string) {
+	t.Helper()
+	cmd := child(t, dir, args...)
+	statusFile := filepath.Join(dir, "status")
+	cmd.Env = append(cmd.Env, envCLIPeak+"="+statusFile, "GOMAXPROCS=2")
+	out = &countWriter{}
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	return code, peakRSS(t, statusFile), out, errb.String()
 }
 
 // peakRSS reads VmHWM, in bytes, from a saved /proc/PID/status.
@@ -227,14 +371,16 @@ func fill(p []byte, b byte) {
 	}
 }
 
-// countWriter counts what it is given and keeps the last bytes.
+// countWriter counts what it is given (bytes and lines) and keeps the
+// last bytes.
 type countWriter struct {
-	n    int64
-	tail []byte
+	n, lines int64
+	tail     []byte
 }
 
 func (w *countWriter) Write(p []byte) (int, error) {
 	w.n += int64(len(p))
+	w.lines += int64(bytes.Count(p, []byte{'\n'}))
 	w.tail = append(w.tail, p...)
 	if len(w.tail) > 256 {
 		w.tail = append(w.tail[:0], w.tail[len(w.tail)-256:]...)

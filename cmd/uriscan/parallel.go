@@ -37,7 +37,20 @@ var chunkSize = 128 << 10
 // hands it to the writer (waiting, if the writer has not come to the chunk
 // yet): the output of a chunk can be 150 times its input (a megabyte of
 // blank lines makes 150 MB of split's JSON), and memory stays bounded.
+// What the workers have handed over and the writer not yet written is
+// bounded too (see handOver): the output of one line can be 6 times a
+// line of --max-line bytes (split's JSON of control bytes), and a chunk in
+// flight holding a line's output each would make 50 MB of 1 MiB lines.
 var pieceSize = 512 << 10
+
+// heldMax is how many bytes of output handed over and not yet written
+// (pipeline.held) a worker goes on past: over it, a worker that hands a
+// piece over waits for it to be written. keepMax is the room of a piece
+// (pieceSize and a line's output), and the largest buffer a chunk keeps
+// once written: one grown for the output of a long line goes (see
+// keepBig).
+func (p *pipeline) heldMax() int64 { return 4 * int64(p.pieceSize) }
+func (p *pipeline) keepMax() int   { return p.pieceSize + p.pieceSize/4 }
 
 // inflight is how many chunks exist: enough that a worker never waits
 // for the reader or the writer (measured: 3 per worker beat 1 by 10%).
@@ -139,7 +152,7 @@ func (e *env) drain(k *sink) {
 	switch {
 	case len(k.err) >= writeBufSize/4:
 		e.errw.Flush()
-		e.rawErr.Write(k.err) // as errw's errors are: not reported
+		e.rawErr.Write(k.err) // a failure is kept (e.stderr: exit 2)
 		k.err = k.err[:0]
 	case len(k.err) > 0:
 		e.errw.Write(k.err)
@@ -177,9 +190,12 @@ type chunk struct {
 	k        sink
 	pieces   chan sink     // output handed over before the chunk is done
 	back     chan sink     // the pieces' buffers, written (see handOver)
-	other    sink          // the chunk's second buffers, unless lent
-	lent     bool          // other is with the writer (or in back)
+	spare    sink          // the chunk's second buffers, unless lent
+	lent     int           // sets of buffers with the writer (or in back)
 	done     chan struct{} // closed when k is complete
+	// turn, for a big chunk (see bigChunk), is closed when the writer
+	// comes to it: its worker waits for that before it handles it.
+	turn chan struct{}
 	// release, if set, is called once the chunk is written: every chunk
 	// before it is complete (it unmaps a mapped input).
 	release func()
@@ -224,6 +240,15 @@ type pipeline struct {
 	// it last dropped pages up to (see dropWritten).
 	dropMap  []byte
 	dropFrom int
+	// held counts the bytes of output the workers have handed over (in
+	// pieces) and the writer has not written yet.
+	held atomic.Int64
+	// bigs holds a token for each big chunk sent and not yet written;
+	// bigOut, the buffer kept for their output (see useBig); bigIn, the
+	// reader's, a read buffer grown for a long line (see spare).
+	bigs   chan struct{}
+	bigOut chan []byte
+	bigIn  []byte
 	// The reader's position in the input it cuts: the offset of the next
 	// chunk, and its line number: after last's lines, or line if last is
 	// nil.
@@ -243,13 +268,18 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 	p := &pipeline{
 		e: e, workers: workers, extract: extract, maxLine: e.sc.ls.MaxLine(), newFn: newFn,
 		chunkSize: chunkSize, pieceSize: pieceSize,
-		free:  make(chan *chunk, n),
-		work:  make(chan *chunk, n),
-		order: make(chan *chunk, n),
-		quit:  make(chan struct{}),
+		free:   make(chan *chunk, n),
+		work:   make(chan *chunk, n),
+		order:  make(chan *chunk, n),
+		quit:   make(chan struct{}),
+		bigs:   make(chan struct{}, maxBigs),
+		bigOut: make(chan []byte, 1),
 	}
 	for range n {
-		p.free <- &chunk{pieces: make(chan sink, 1), back: make(chan sink, 1)}
+		p.free <- &chunk{pieces: make(chan sink, 1), back: make(chan sink, 2)}
+	}
+	if e.process && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(p.memoryLimit())
 	}
 	var wg sync.WaitGroup
 	for range workers {
@@ -264,7 +294,7 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 					if !ok {
 						return
 					}
-					guard(c, handle)
+					p.guard(c, handle)
 					close(c.done)
 				case <-p.quit:
 					return // what is left is not written
@@ -286,6 +316,9 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 			break
 		}
 		p.write(c, &quit)
+		if c.turn != nil {
+			<-p.bigs
+		}
 		if !quit && c.lb != nil {
 			e.prog.add(0, int64(c.lb.lines))
 		}
@@ -380,10 +413,11 @@ func count(c *chunk) {
 	close(lb.done)
 }
 
-// guard counts c's lines and runs handle on it, and turns a fault reading
-// a mapped input (the file shrank after it was mapped: SIGBUS, which
-// SetPanicOnFault makes a panic) into an input error.
-func guard(c *chunk, handle func(*chunk)) {
+// guard counts c's lines and runs handle on it (a big chunk once the
+// writer has come to it), and turns a fault reading a mapped input (the
+// file shrank after it was mapped: SIGBUS, which SetPanicOnFault makes a
+// panic) into an input error.
+func (p *pipeline) guard(c *chunk, handle func(*chunk)) {
 	defer func() {
 		if r := recover(); r != nil {
 			if !mappedFault(r, c.mapped) {
@@ -403,7 +437,51 @@ func guard(c *chunk, handle func(*chunk)) {
 	if c.lb != nil {
 		count(c)
 	}
+	if c.turn == nil {
+		handle(c)
+		return
+	}
+	select {
+	case <-c.turn:
+	case <-p.quit:
+		return // not written
+	}
+	p.useBig(c)
 	handle(c)
+	if c.mapped != nil {
+		// Its pages are not read again (the writer drops them only
+		// every dropEvery bytes).
+		start := int(uintptr(unsafe.Pointer(unsafe.SliceData(c.data))) - uintptr(unsafe.Pointer(unsafe.SliceData(c.mapped))))
+		dropPages(c.mapped, start, start+len(c.data))
+	}
+}
+
+// A big chunk holds a line longer than a chunk (bigChunk bytes or more).
+// Its output may be many megabytes (6 times a line of --max-line bytes for
+// split's JSON of control bytes), so big chunks are handled one at a time,
+// each once the writer has come to it, and at most maxBigs are in flight
+// (the reader waits): the memory they take is that of one line's output,
+// not one per worker or per chunk in flight. Lines that long are rare in
+// real inputs; their throughput is one worker's.
+const maxBigs = 1
+
+func (p *pipeline) bigChunk() int { return 2 * p.chunkSize }
+
+// memoryLimit is the soft memory limit the uriscan process runs the
+// pipeline with (unless GOMEMLIMIT sets one). What the pipeline holds is
+// bounded (the chunks in flight and their output, one long line's input
+// and output, each worker's scratch for a line), but the collector lets
+// the heap grow to twice what was live at its last cycle, and a long
+// line leaves garbage fast (the levels' intermediate forms): without the
+// limit, files of lines just under --max-line took 60-85 MB where what is
+// live stays under 30 MB. The limit has the collector run before the heap
+// passes it; when what is live nears it, it runs more often (and never
+// takes more than half the CPU: the runtime's limiter), so a limit too
+// low costs speed, never correctness. It grows with --max-line and with
+// the chunks in flight beyond two workers' (a piece of output each).
+func (p *pipeline) memoryLimit() int64 {
+	limit := max(24<<20, 8<<20+16*int64(p.maxLine))
+	return limit + int64(max(0, inflight(p.workers)-inflight(2))*(2*p.keepMax()+2*p.chunkSize))
 }
 
 // mappedFault reports whether r, recovered from a panic, is a fault
@@ -418,34 +496,57 @@ func mappedFault(r any, m []byte) bool {
 }
 
 // handOver gives the output c holds to the writer once it is pieceSize or
-// more, and goes on in the chunk's other buffers: the ones the writer
-// gave back, waiting for them while it writes them. A chunk has at most
-// two sets of buffers, so the memory is bounded whatever the output.
+// more, and goes on in the chunk's spare buffers, or in the ones the
+// writer gives back, waiting for them while it writes them. A chunk has at
+// most two sets of buffers, and while the pieces waiting for the writer
+// hold more than heldMax bytes a worker waits for its own to be written:
+// so the memory is bounded whatever the output, with at most a line's
+// output (and a piece) per worker waiting, not one per chunk in flight.
 func (p *pipeline) handOver(c *chunk) {
-	if len(c.k.out)+len(c.k.err) < p.pieceSize {
+	n := len(c.k.out) + len(c.k.err)
+	if n < p.pieceSize {
 		return
 	}
+	held := p.held.Add(int64(n))
 	select {
 	case c.pieces <- c.k:
+		c.lent++
 	case <-p.quit: // nobody writes it any more
 		c.k.out, c.k.err = c.k.out[:0], c.k.err[:0]
 		return
 	}
-	if !c.lent {
-		c.k, c.other, c.lent = c.other, sink{}, true
-		if cap(c.k.out) < p.pieceSize {
-			c.k.out = make([]byte, 0, p.pieceSize+p.pieceSize/4)
-		}
+	if c.lent == 1 && held <= p.heldMax() {
+		c.k, c.spare = c.spare, sink{}
 	} else {
-		select {
-		case c.k = <-c.back:
-		case <-p.quit:
-			c.k = sink{}
+		c.k = p.takeBack(c)
+		for c.lent > 0 && p.held.Load() > p.heldMax() {
+			c.spare = p.takeBack(c)
 		}
+	}
+	switch {
+	case cap(c.k.out) >= p.pieceSize:
+	case cap(c.spare.out) >= p.pieceSize:
+		// (The buffer came back empty: a long line's, kept for the next
+		// one; see keepBig.)
+		c.k, c.spare = c.spare, c.k
+	default:
+		c.k.out = make([]byte, 0, p.keepMax()) // a piece's room (see get)
 	}
 	c.k.out, c.k.err = c.k.out[:0], c.k.err[:0]
 	c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
 	c.k.rep, c.k.nInvalid, c.k.marks = &p.e.rep, 0, c.k.marks[:0]
+}
+
+// takeBack waits for a set of c's buffers that the writer has written
+// (none, if the run is quitting).
+func (p *pipeline) takeBack(c *chunk) sink {
+	c.lent--
+	select {
+	case k := <-c.back:
+		return k
+	case <-p.quit:
+		return sink{}
+	}
 }
 
 // next returns the next chunk in input order; false when there is none
@@ -475,6 +576,9 @@ func (p *pipeline) wait(block func()) {
 // c is complete; with quit set (an output error or a signal stopped the
 // run) it only waits for c.
 func (p *pipeline) write(c *chunk, quit *bool) {
+	if c.turn != nil {
+		close(c.turn)
+	}
 	for {
 		var k sink
 		got, done := false, false
@@ -496,33 +600,85 @@ func (p *pipeline) write(c *chunk, quit *bool) {
 		if done {
 			select {
 			case k = <-c.pieces: // handed over just before the end
-				p.drainPiece(&k, quit)
-				giveBack(c, k)
+				p.writePiece(c, &k, quit)
 			default:
 			}
 			p.drainPiece(&c.k, quit)
-			if c.lent { // the worker is done with c: its buffers come home
+			c.k.out = p.keepBig(c.k.out)
+			// The worker is done with c: its buffers come home.
+			for ; c.lent > 0; c.lent-- {
 				select {
-				case c.other = <-c.back:
+				case k := <-c.back:
+					if cap(c.spare.out) == 0 {
+						c.spare = k
+					}
 				default: // dropped by a worker that quit
-					c.other = sink{}
 				}
-				c.lent = false
 			}
 			return
 		}
 		if got {
-			p.drainPiece(&k, quit)
-			giveBack(c, k)
+			p.writePiece(c, &k, quit)
 		}
 	}
 }
 
-// giveBack returns a written piece's buffers to c's worker (see
-// handOver); one that quit no longer takes them, and they are dropped.
-func giveBack(c *chunk, k sink) {
+// writePiece writes a piece of c's output, counts it written (see
+// handOver), and gives its buffers back to c's worker, less one grown past
+// keepMax; a worker that quit no longer takes them, and they are dropped.
+func (p *pipeline) writePiece(c *chunk, k *sink, quit *bool) {
+	n := len(k.out) + len(k.err)
+	p.drainPiece(k, quit)
+	p.held.Add(-int64(n))
+	k.out = p.keepBig(k.out)
+	if cap(k.err) > p.keepMax() {
+		k.err = nil
+	}
 	select {
-	case c.back <- k:
+	case c.back <- *k:
+	default:
+	}
+}
+
+// keepBig returns b, written, unless it grew past keepMax: then it is kept
+// for the next big chunk, if it is larger than the one kept (see
+// useBig), and nil is returned.
+func (p *pipeline) keepBig(b []byte) []byte {
+	if cap(b) <= p.keepMax() {
+		return b
+	}
+	select {
+	case old := <-p.bigOut:
+		if cap(old) > cap(b) {
+			b = old
+		}
+	default:
+	}
+	select {
+	case p.bigOut <- b[:0]:
+	default: // (useBig put one back meanwhile)
+	}
+	return nil
+}
+
+// useBig gives c, a big chunk, the buffer kept for the output of big
+// chunks, if it is larger than its own: the output of a long line is
+// built without growing a buffer (and leaving the old ones as garbage)
+// line after line.
+func (p *pipeline) useBig(c *chunk) {
+	select {
+	case b := <-p.bigOut:
+		if cap(b) > cap(c.k.out) {
+			if cap(c.spare.out) == 0 && c.lent == 0 {
+				c.spare.out = c.k.out[:0] // the room, for after the line
+			}
+			c.k.out = append(b, c.k.out...) // (empty, or a note)
+			return
+		}
+		select {
+		case p.bigOut <- b:
+		default:
+		}
 	default:
 	}
 }
@@ -555,12 +711,20 @@ func (p *pipeline) get() *chunk {
 	select {
 	case c := <-p.free:
 		c.data, c.mapped, c.k.out, c.k.err = nil, nil, c.k.out[:0], c.k.err[:0]
+		if cap(c.k.err) > p.keepMax() {
+			c.k.err = nil
+		}
 		if cap(c.k.out) < p.pieceSize {
 			// A piece's room, so that it does not grow by doubling.
-			c.k.out = make([]byte, 0, p.pieceSize+p.pieceSize/4)
+			c.k.out = make([]byte, 0, p.keepMax())
 		}
 		c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
-		c.lb, c.prev, c.before = nil, nil, 0
+		c.lb, c.prev, c.before, c.turn = nil, nil, 0, nil
+		if cap(c.buf) > 2*p.chunkSize && !p.extract {
+			// Grown for a long line: kept for the next, not by every chunk.
+			p.spare(c.buf)
+			c.buf = nil
+		}
 		c.k.rep, c.k.nInvalid, c.k.marks = &p.e.rep, 0, c.k.marks[:0]
 		c.done = make(chan struct{})
 		return c
@@ -572,6 +736,13 @@ func (p *pipeline) get() *chunk {
 // send hands c, holding data from offset p.off, to a worker (and to the
 // writer, in order), and moves the reader's position past it.
 func (p *pipeline) send(c *chunk, data []byte) {
+	if !p.extract && len(data) >= p.bigChunk() {
+		select {
+		case p.bigs <- struct{}{}:
+			c.turn = make(chan struct{})
+		case <-p.quit:
+		}
+	}
 	c.data, c.off = data, p.off
 	c.lb = &lineBase{done: make(chan struct{})}
 	c.prev, c.first = p.last, p.line
@@ -758,6 +929,9 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 	if p.extract {
 		target = window // the cuts need no room to read into here
 	}
+	// Offsets in the whole mapping, whose pages are aligned, are base+pos.
+	base := len(p.mapped) - len(data)
+	skipFrom := -1 // where the pages of a run being skipped are kept from
 	pos := 0
 	for pos < len(data) {
 		if p.stopping() {
@@ -784,8 +958,6 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 				}
 				break
 			}
-			// (Offsets in the whole mapping, whose pages are aligned.)
-			base := len(p.mapped) - len(data)
 			d := &dropReader{m: p.mapped, pos: base + pos, dropped: base + pos}
 			next, have, ok := p.longLine(c, 0, d)
 			switch {
@@ -806,8 +978,18 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 				cut = len(rest) // a run to the end of the input
 			} else {
 				drop := window - uriscan.MaxExtractLength // keep the run's end
+				if skipFrom < 0 {
+					skipFrom = base + pos
+				}
 				pos += drop
 				p.advance(int64(drop))
+				// What it skips is not read again: its pages go, every
+				// dropEvery bytes (no chunk is written meanwhile to
+				// drop them: see dropWritten), so that a run of any
+				// length keeps at most that much resident.
+				if base+pos-skipFrom >= dropEvery {
+					skipFrom = dropPages(p.mapped, skipFrom, base+pos)
+				}
 				continue
 			}
 		}
@@ -818,6 +1000,7 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 		}
 		p.send(c, rest[:cut:cut])
 		pos += cut
+		skipFrom = -1
 		if c = p.get(); c == nil {
 			return false
 		}
@@ -898,8 +1081,9 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 		}
 		if cut == 0 && have <= p.maxLine+1 {
 			// A line longer than the buffer, within the limit: grow it.
-			nb := make([]byte, min(2*len(c.buf), p.maxLine+2+p.chunkSize))
+			nb := p.sized(nil, min(2*len(c.buf), p.maxLine+2+p.chunkSize))
 			copy(nb, c.buf[:have])
+			p.spare(c.buf)
 			c.buf = nb
 			continue
 		}
@@ -945,9 +1129,12 @@ func (d *dropReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// sized returns b, or a new buffer, of at least n bytes (exactly n for
-// extract: see window).
+// sized returns b, or the spare buffer, or a new buffer, of at least n
+// bytes (exactly n for extract: see window).
 func (p *pipeline) sized(b []byte, n int) []byte {
+	if cap(b) < n && cap(p.bigIn) >= n {
+		b, p.bigIn = p.bigIn, nil
+	}
 	if cap(b) < n {
 		return make([]byte, n)
 	}
@@ -957,16 +1144,29 @@ func (p *pipeline) sized(b []byte, n int) []byte {
 	return b[:cap(b)]
 }
 
+// spare keeps b, a read buffer grown for a long line, as the reader's
+// spare (see sized), if it is larger than the one it has.
+func (p *pipeline) spare(b []byte) {
+	if cap(b) > 2*p.chunkSize && cap(b) > cap(p.bigIn) && !p.extract {
+		p.bigIn = b[:0]
+	}
+}
+
 var nl = []byte{'\n'}
 
 // readError ends an input that a read failed: the whole lines in
 // c.buf[:have] go to a worker; a cut last line is reported as truncated
-// (never taken), as with one worker. Extract takes all it read, then
-// reports the error.
+// (never taken), as with one worker. Extract takes the cut last line up
+// to its last byte that no URI holds: a URI that ends before it is whole,
+// and taken; the run of URI bytes that reaches the cut may be a URI cut
+// short ("https://www.ke"), and is not (nor a rejection in it).
 func (p *pipeline) readError(c *chunk, have int, err error) bool {
-	cut := have
-	if !p.extract {
-		cut = bytes.LastIndexByte(c.buf[:have], '\n') + 1
+	cut := bytes.LastIndexByte(c.buf[:have], '\n') + 1
+	cutLine := false // (extract's: the line commands' is the scanner's)
+	if p.extract {
+		// (An extract chunk may end in the middle of a line.)
+		cutLine = have > cut || have == 0 && p.off > 0 && c.before != '\n'
+		cut = lastNonURIByte(c.buf[:have]) + 1
 	}
 	rest := append([]byte(nil), c.buf[cut:have]...)
 	p.readBytes.Add(int64(len(rest))) // read, if not taken
@@ -978,9 +1178,13 @@ func (p *pipeline) readError(c *chunk, have int, err error) bool {
 		}
 		c.name = name
 	}
-	if p.extract {
+	switch {
+	case p.extract && cutLine:
+		c.k.ioError(fmt.Sprintf("%s:%d: the last line was cut short by a read error at offset %d, and is taken only up to offset %d (no URI that reaches the cut): %v",
+			c.name, p.lineNow()+1, p.off+int64(len(rest)), p.off, err))
+	case p.extract:
 		c.k.ioError(c.name + ": " + err.Error())
-	} else {
+	default:
 		s := &recordScanner{}
 		s.ls.SetMaxLine(p.maxLine)
 		s.ls.Reset(io.MultiReader(bytes.NewReader(rest), errReader{err}))

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -268,6 +271,57 @@ func TestSummaryEdges(t *testing.T) {
 	for _, cmd := range []string{"extract", "dedup"} {
 		if code, _, errs := cli(t, "", cmd, "--summary", bad, f); code != 2 || !strings.Contains(errs, "--summary") {
 			t.Errorf("%s --summary %s: exit %d, stderr %q", cmd, bad, code, errs)
+		}
+	}
+}
+
+// TestStderrWriteError: a run whose standard error cannot be written
+// (/dev/full) exits 2, an I/O error, whether it loses reports (the first
+// ones, or more than a buffer's worth from two workers) or dedup's
+// summary; exit 1 says only that some line was invalid. Its output is
+// still all written, and a run with nothing to say there exits 0.
+func TestStderrWriteError(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	defer full.Close()
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	one := write("one", "http://a/\nhttp://a b/\n")
+	many := write("many", reportInput(20000)) // 10,000 reports, 600 KB
+	valid := write("valid", "http://a/\nhttp://b/\n")
+	for _, c := range []struct {
+		args  []string
+		code  int
+		lines int // of standard output
+	}{
+		{[]string{"split", one}, 2, 2},
+		{[]string{"split", "--workers", "2", many}, 2, 20000},
+		{[]string{"normalize", "--errors", "jsonl", "--workers", "1", many}, 2, 20000},
+		{[]string{"dedup", valid}, 2, 2}, // the summary
+		{[]string{"split", valid}, 0, 2},
+		{[]string{"split", "--quiet", one}, 1, 2},
+	} {
+		cmd := child(t, dir, c.args...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, full
+		code := 0
+		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				t.Fatal(err)
+			}
+			code = ee.ExitCode()
+		}
+		if n := strings.Count(out.String(), "\n"); code != c.code || n != c.lines {
+			t.Errorf("%v, standard error /dev/full: exit %d, %d output lines; want exit %d, %d lines", c.args, code, n, c.code, c.lines)
 		}
 	}
 }

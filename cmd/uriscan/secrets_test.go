@@ -187,7 +187,7 @@ func TestSecretsLongLines(t *testing.T) {
 	pw := strings.Repeat(mark, 100) // 400 bytes: past echoes of 200 and 256
 	in := "http://user:" + pw + " x@host/p\nhttp://user:" + pw + "@host/p\n"
 	for _, args := range [][]string{
-		{"split"}, {"split", "--format", "tsv"}, {"split", "--errors", "jsonl"},
+		{"validate"}, {"split"}, {"split", "--format", "tsv"}, {"split", "--errors", "jsonl"},
 		{"normalize", "--errors", "jsonl"}, {"normalize", "--format", "jsonl"},
 		{"dedup", "--errors", "jsonl"}, {"resolve", "--base", "http://x/", "--errors", "jsonl"},
 	} {
@@ -202,6 +202,10 @@ func TestSecretsLongLines(t *testing.T) {
 				t.Errorf("%q --show-passwords: no password:\n%s%s", args, out, errs)
 			}
 		}
+	}
+	// A --uri refused for its line end is echoed redacted.
+	if code, out, errs := cli(t, "", "validate", "-u", "http://u:"+pw+"@h/\nx"); code != 2 || strings.Contains(out+errs, mark) {
+		t.Errorf("--uri with a line end: exit %d, the password shows or no refusal:\n%s%s", code, out, errs)
 	}
 	// In a head cut in the authority, what follows a ":" may be a
 	// password whose "@" was never read; a head cut in the path holds a
