@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/uriscan/uriscan/internal/atomicfile"
 	"github.com/uriscan/uriscan/internal/highway"
+	"github.com/uriscan/uriscan/seen"
 )
 
 // inputPos is a place in the inputs: file index, byte offset in that
@@ -50,6 +52,11 @@ type dedupCounts struct {
 //     truncates the file to it, removing lines of a batch whose checkpoint
 //     was never written (their keys were never added, so they are decided
 //     and written again).
+//   - StoreStamp: the store's identity and the count of its keys after
+//     the batch before (a disk or Redis store, see seen.Stamp); a restart
+//     refuses a store that is not that one or holds fewer keys (it was
+//     emptied, replaced or lost writes), where it would write again lines
+//     it wrote before. Absent in checkpoints of earlier versions.
 //
 // The file is replaced atomically (written beside, synced, renamed, the
 // directory synced), so a kill, or a crash of the operating system, leaves
@@ -65,6 +72,7 @@ type checkpoint struct {
 	Failed       []string          `json:"failed,omitempty"`  // inputs that could not be read, as reported
 	Output       string            `json:"output,omitempty"`
 	OutputLength int64             `json:"output_length"`
+	StoreStamp   *seen.Stamp       `json:"store_stamp,omitempty"`
 	Batch        inputPos          `json:"batch"`
 	BatchDigest  string            `json:"batch_digest"` // of the lines from Batch to Next (batchDigest)
 	Next         inputPos          `json:"next"`
@@ -113,50 +121,19 @@ func readCheckpoint(name string) (c checkpoint, ok bool, err error) {
 	return c, true, nil
 }
 
-// write replaces the checkpoint in name atomically.
+// write replaces the checkpoint in name atomically. The rename must be on
+// disk before the batch's keys are added, or an operating system crash
+// could bring the previous checkpoint back with the keys already in the
+// store: atomicfile.Write syncs the directory.
 func (c *checkpoint) write(name string) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	tmp := name + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err == nil {
-		// The rename itself must be on disk before the batch's keys are
-		// added, or an operating system crash could bring the previous
-		// checkpoint back with the keys already in the store.
-		err = syncDir(filepath.Dir(name))
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(name, append(b, '\n')); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", name, err)
 	}
 	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // matches says how the checkpoint differs from this run, or "".

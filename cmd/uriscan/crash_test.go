@@ -343,13 +343,14 @@ func firstDifference(got, want []string) string {
 // redisServer is a redis-server of the test's own, with every write on
 // disk before it is acknowledged, so that it can be killed and restarted.
 type redisServer struct {
-	t    *testing.T
-	dir  string
-	port int
-	cmd  *exec.Cmd
+	t     *testing.T
+	dir   string
+	port  int
+	cmd   *exec.Cmd
+	extra []string // more redis-server arguments
 }
 
-func startRedis(t *testing.T) *redisServer {
+func startRedis(t *testing.T, extra ...string) *redisServer {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		if os.Getenv("URISCAN_REDIS_REQUIRE") != "" {
@@ -363,7 +364,7 @@ func startRedis(t *testing.T) *redisServer {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	s := &redisServer{t: t, dir: t.TempDir(), port: port}
+	s := &redisServer{t: t, dir: t.TempDir(), port: port, extra: extra}
 	s.start()
 	t.Cleanup(s.kill)
 	return s
@@ -371,8 +372,8 @@ func startRedis(t *testing.T) *redisServer {
 
 func (s *redisServer) start() {
 	s.t.Helper()
-	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "yes", "--appendfsync", "always", "--dir", s.dir)
+	s.cmd = exec.Command("redis-server", append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "yes", "--appendfsync", "always", "--dir", s.dir}, s.extra...)...)
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}

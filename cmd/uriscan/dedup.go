@@ -42,6 +42,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	output := fs.String("output", "", "write the new lines to `FILE`, exactly once across kills and restarts (progress in FILE.checkpoint; a rerun resumes), instead of standard output")
 	ckptFlag := fs.String("checkpoint", "", "record the progress in `FILE` after every batch, for --resume (default with --output: FILE.checkpoint)")
 	resume := fs.Bool("resume", false, "continue from --checkpoint instead of the top of the input (automatic with --output)")
+	rebuild := fs.Bool("rebuild", false, "with --output, when the disk or Redis store lost keys it had recorded (emptied, deleted, replaced, restored from an older copy: the run is refused), add back the keys of the lines --output holds and go on; keys of other runs' outputs are not added back")
 	summary := fs.String("summary", "", "also write the summary to `FILE`, as one JSON object")
 	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
 	schemes := fs.String("schemes", "http,https", "with --extract, the `schemes` that count, comma-separated")
@@ -117,10 +118,14 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		} else if isFlagSet(fs, "schemes") {
 			return e.usageError("dedup: --schemes goes with --extract", e.cmd)
 		}
-		set, err := openStore(*store, *prefix, params)
+		if *rebuild && *output == "" {
+			return e.usageError("dedup: --rebuild adds back the keys of --output's lines: it needs --output", e.cmd)
+		}
+		d.rebuildStore = *rebuild
+		set, err := openStore(*store, *prefix, params, *rebuild)
 		if err != nil {
 			// The store's errors name it (password redacted).
-			e.ioError("dedup: " + err.Error())
+			e.ioError("dedup: " + err.Error() + storeAdvice(err, *output))
 			e.flush()
 			return exitUsage
 		}
@@ -133,7 +138,10 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			return exitUsage
 		}
 		e.finish = d.finish
-		e.onInputError = func(msg string) { d.ckpt.Failed = append(d.ckpt.Failed, msg) }
+		e.onInputError = func(msg string) {
+			d.ckpt.Failed = append(d.ckpt.Failed, msg)
+			d.inputFailed = true
+		}
 		// Before a read that may block, settle the batch so output keeps up
 		// with a slow input ("tail -f log | uriscan dedup").
 		e.sc.beforeRead = func() { d.flush(); e.flush() }
@@ -192,6 +200,11 @@ type deduper struct {
 	rawErr   string // why rawKey refused the last line
 	// summaryFile is --summary.
 	summaryFile string
+	// rebuildStore (--rebuild): a store that lost keys gets --output's
+	// keys back on resume.
+	rebuildStore bool
+	// inputFailed: an input error was reported since the last endFile.
+	inputFailed bool
 	has         []bool
 	newKeys     []seen.Key
 	inBatch     map[seen.Key]struct{}
@@ -244,6 +257,15 @@ func (d *deduper) open(output string, resume bool) error {
 			}
 		}
 	}
+	// Before anything is changed: is the store still the one the
+	// checkpoint was made against?
+	rebuild := false
+	if found {
+		var err error
+		if rebuild, err = d.checkStore(output, c); err != nil {
+			return err
+		}
+	}
 	if output != "" {
 		f, err := os.OpenFile(output, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
@@ -272,11 +294,9 @@ func (d *deduper) open(output string, resume bool) error {
 		}
 		d.file, d.outLen = f, c.OutputLength
 		d.out = bufio.NewWriterSize(f, writeBufSize)
-		if found {
-			if _, ok := d.set.(*seen.Memory); ok {
-				if err := d.rebuild(output, c.OutputLength); err != nil {
-					return err
-				}
+		if _, ok := d.set.(*seen.Memory); ok && found || rebuild {
+			if err := d.rebuild(output, c.OutputLength); err != nil {
+				return err
 			}
 		}
 	}
@@ -303,6 +323,50 @@ func (d *deduper) open(output string, resume bool) error {
 	}
 	d.ckpt.OutputLength, d.ckpt.Counts, d.ckpt.Batch, d.ckpt.Next = c.OutputLength, c.Counts, c.Batch, c.Next
 	return nil
+}
+
+// checkStore compares a disk or Redis store with the stamp the checkpoint
+// c recorded: a store that is not that one, or holds fewer keys, would
+// answer "new" for lines written before. It is refused, or with
+// --rebuild the keys of the output's lines are to be added back
+// (rebuild).
+func (d *deduper) checkStore(output string, c checkpoint) (rebuild bool, err error) {
+	st, ok := d.set.(seen.Stamped)
+	if !ok || c.StoreStamp == nil {
+		return false, nil // a memory set is rebuilt anyway; an earlier checkpoint has no stamp
+	}
+	err = st.Check(*c.StoreStamp)
+	if err == nil || !errors.Is(err, seen.ErrLost) {
+		return false, err
+	}
+	if !d.rebuildStore {
+		return false, fmt.Errorf("%v\nuriscan: dedup: the checkpoint %s records a run against the store as it was: %s", err, d.ckptName, lostAdvice(output))
+	}
+	fmt.Fprintf(d.e.errw, "uriscan: dedup: %v\nuriscan: dedup: --rebuild: adding back the keys of the %d bytes of --output %s\n", err, c.OutputLength, output)
+	return true, nil
+}
+
+// lostAdvice says what to do about a store that lost keys.
+func lostAdvice(output string) string {
+	if output == "" {
+		return "a resume would write again lines written before it. Rebuild the store from the outputs of the runs that filled it (uriscan dedup --store NEW --key-file K [the same level flags] OUTPUTS... >/dev/null), then start over"
+	}
+	return "a resume would write again lines --output " + output + " holds. Rerun with --rebuild to add back the keys of its lines and go on (keys of other runs' outputs are not added back: rebuild those first, uriscan dedup --store ... OUTPUTS... >/dev/null), or remove " + output + " and its checkpoint and start over with a new store"
+}
+
+// storeAdvice is what to do about err from the store, or "".
+func storeAdvice(err error, output string) string {
+	var pe *seen.ParamsError
+	switch {
+	case errors.Is(err, seen.ErrLost):
+		if output == "" {
+			return "\nuriscan: dedup: " + lostAdvice("")
+		}
+		return "\nuriscan: dedup: the store is not what it was; " + lostAdvice(output)
+	case errors.As(err, &pe), errors.Is(err, seen.ErrNoParams):
+		return "\nuriscan: dedup: the store's keys were made another way than this run's: use another store (--store), or the flags it was made with"
+	}
+	return ""
 }
 
 // lock keeps two runs from sharing an output or a checkpoint: it locks
@@ -565,8 +629,14 @@ func (d *deduper) endReplay() {
 // endFile ends a batch at the end of each input, so a batch never spans
 // two.
 func (d *deduper) endFile() {
+	failed := d.inputFailed
+	d.inputFailed = false
 	if d.replaying {
-		if !d.e.stopped() && !d.e.halt && d.e.sc.Err() == nil {
+		switch {
+		case failed:
+			// (Reported above: unreadable, or it failed --verify-input.)
+			d.fail("resume", fmt.Errorf("%s could not be read up to the checkpoint's position (line %d, offset %d), so the batch the checkpoint ends with cannot be replayed; rerun once it can be read", d.inputName(d.e.fileIdx), d.replayTo.Line, d.replayTo.Offset))
+		case !d.e.stopped() && !d.e.halt && d.e.sc.Err() == nil:
 			d.fail("resume", fmt.Errorf("%s ended before the checkpoint's position (line %d, offset %d)", d.inputName(d.e.fileIdx), d.replayTo.Line, d.replayTo.Offset))
 		}
 		return
@@ -671,6 +741,11 @@ func (d *deduper) saveCheckpoint() {
 		return
 	}
 	d.ckpt.OutputLength, d.ckpt.Counts = d.outLen, d.counts
+	if st, ok := d.set.(seen.Stamped); ok {
+		// The keys of the batches before this one are in the store.
+		stamp := st.Stamp()
+		d.ckpt.StoreStamp = &stamp
+	}
 	if err := d.ckpt.write(d.ckptName); err != nil {
 		d.fail("checkpoint", err)
 	}
@@ -730,7 +805,10 @@ func (d *deduper) finish() {
 		undecided := d.pending.Lines
 		msg := fmt.Sprintf("dedup: %s: %v\nuriscan: dedup: stopped: the input is decided up to %s:%d; %d lines read after it were not decided, and the rest of the input was not read",
 			d.failedAt, err, name, d.start.Line, undecided)
-		if d.ckptName != "" {
+		switch {
+		case errors.Is(err, seen.ErrLost):
+			msg += "; " + lostAdvice(d.ckpt.Output)
+		case d.ckptName != "":
 			msg += "; rerun with --resume (automatic with --output) to continue"
 		}
 		e.ioError(msg)
@@ -746,15 +824,16 @@ func (d *deduper) inputName(i int) string {
 }
 
 // openStore opens the seen-set a --store value names, recording or
-// checking params in a persistent one.
-func openStore(spec, prefix string, params seen.Params) (seen.Set, error) {
+// checking params in a persistent one; recover (--rebuild) takes a disk
+// store that lost keys as it is (seen.DiskOptions.Recover).
+func openStore(spec, prefix string, params seen.Params, recover bool) (seen.Set, error) {
 	switch {
 	case spec == "memory":
 		return seen.NewMemory(1 << 16), nil
 	case strings.HasPrefix(spec, "disk:"):
-		return openDiskStore(spec[5:], params)
+		return openDiskStore(spec[5:], params, recover)
 	case isRedisURL(spec):
-		return seen.OpenRedisURL(spec, &seen.RedisOptions{Prefix: prefix, Params: params})
+		return seen.OpenRedisURL(spec, &seen.RedisOptions{Prefix: prefix, Params: params, Recover: recover})
 	}
 	return nil, errors.New("--store " + seen.RedactURL(spec) + ": want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
 }

@@ -8,11 +8,11 @@ import (
 )
 
 // openDiskStore opens (or creates) the Pebble seen-set in dir.
-func openDiskStore(dir string, params seen.Params) (seen.Set, error) {
+func openDiskStore(dir string, params seen.Params, recover bool) (seen.Set, error) {
 	if dir == "" {
 		return nil, errors.New("--store disk: needs a directory, as disk:DIR")
 	}
-	return seen.OpenDisk(dir, &seen.DiskOptions{Params: params})
+	return seen.OpenDisk(dir, &seen.DiskOptions{Params: params, Recover: recover})
 }
 
 // isRedisURL reports whether spec names a Redis store.
