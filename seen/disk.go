@@ -10,8 +10,10 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -81,9 +83,13 @@ import (
 // the process ends. To achieve this, every call into Pebble runs on one
 // goroutine of the set's own, which a fatal error ends, and the caller
 // waits for either its answer or the failure, so a write stalled behind a
-// flush that can never succeed returns too. (A panic inside one of
-// Pebble's own background goroutines, which Pebble reserves for its
-// internal invariants, still ends the process.)
+// flush that can never succeed returns too. A commit also stops the set,
+// with nothing written, when the filesystem has less free space than a new
+// write-ahead log needs (1.1 times the memtable size, plus 1 MiB): Pebble
+// panics where it cannot make one, with its mutex released, which no
+// recover can catch. That panic, on an I/O error of the write-ahead log as
+// Pebble switches to a new one, and a panic inside one of Pebble's own
+// background goroutines still end the process.
 //
 // The write-ahead log and memtables are sized to the data (4 MiB
 // memtables by default, so about 5 MB of preallocated write-ahead log
@@ -123,18 +129,30 @@ type Disk struct {
 	err    error // sticky: set when a commit failed
 
 	noSync bool
-	kbuf   [keyLen]byte
-	order  []int32 // indices of the current batch's keys, reused
+	// The worker's scratch: a call abandoned after a failure (see
+	// "Failures") may go on using it, never the caller's slices.
+	kbuf    [keyLen]byte
+	order   []int32 // indices of the current batch's keys, reused
+	keys    []Key   // a copy of the batch's keys
+	answers []bool  // has or isNew, copied out on success
+	newN    int64   // the count after a successful commit
 
 	w *diskWorker
 	// The state file's count is refreshed after a commit when it is
 	// stateEvery old (see "Identity, count and damage" on Disk).
 	stateAt    time.Time
 	stateEvery time.Duration
+	// reserve is the free space a commit needs on the set's filesystem
+	// (see "Failures" on Disk).
+	reserve uint64
 }
 
 // diskStateEvery is how often a commit refreshes the state file's count.
 var diskStateEvery = time.Second
+
+// diskFS, when not nil, is the filesystem Pebble uses (tests inject
+// errors with it).
+var diskFS vfs.FS
 
 // DiskOptions tunes OpenDisk. The zero value (or a nil *DiskOptions) is
 // the recommended setting.
@@ -166,9 +184,15 @@ type DiskOptions struct {
 	// set is taken as it is, its count record corrected to the keys it
 	// holds, and its identity and count become the reference of later
 	// opens. For a caller about to add back what was lost (uriscan dedup
-	// --rebuild re-adds the keys of its output file). A directory whose
-	// Pebble store is gone is refused even so.
+	// --rebuild re-adds the keys of its output file). A set that lost its
+	// state file, or whose state file is unreadable, is taken the same
+	// way. A damaged store (ErrDamaged) is refused even so.
 	Recover bool
+	// MustExist refuses, with a *LostError, a directory that is absent or
+	// empty instead of making a new set there: for a caller that knows a
+	// set was there (a checkpoint recorded its Stamp), so that a deleted
+	// set is not silently made anew.
+	MustExist bool
 }
 
 const (
@@ -191,6 +215,15 @@ var (
 // Pebble store that is not a Disk set, or files and no store at all.
 var ErrNotDiskSet = errors.New("seen: directory holds no seen set")
 
+// ErrDamaged is wrapped by the error OpenDisk returns when the store is
+// damaged: Pebble finds it corrupt, a file it needs is gone, or its state
+// file records a set and no Pebble store is there. Nothing can open it;
+// remove the directory and rebuild the set.
+var ErrDamaged = errors.New("seen: disk set is damaged")
+
+// errCorrupt marks a failure Pebble reported as data corruption.
+var errCorrupt = errors.New("data corruption")
+
 // ErrLocked is wrapped by the error OpenDisk returns when the directory is
 // in use: opened by another process, or already by this one, and not
 // closed. The error's message is one line, "seen: disk set DIR is in use
@@ -202,7 +235,12 @@ var ErrLocked = errors.New("seen: disk set is in use")
 // instead of the process, and stops the set (see "Failures" on Disk).
 type diskWorker struct {
 	calls chan func()
-	reply chan error // the answer of the call in flight (calls are serialized)
+	// reply carries the answer of the call in flight. One channel serves
+	// every call because calls never overlap: OpenDisk makes them before
+	// the set is handed out, the methods under Disk.mu. A call abandoned
+	// after a failure may still send a stale answer, which no one reads:
+	// run returns at once once the set has stopped.
+	reply chan error
 	once  sync.Once
 	stop  chan struct{} // closed on the first fatal error
 	err   error         // that error, once stop is closed
@@ -292,7 +330,7 @@ func (w *diskWorker) Errorf(format string, args ...any) {
 // where it cannot go on (a commit that failed, a MANIFEST that cannot be
 // written), and the code after it assumes it does not return.
 func (w *diskWorker) Fatalf(format string, args ...any) {
-	err := fmt.Errorf("pebble: "+format, args...)
+	err := fmt.Errorf("pebble: "+strings.TrimPrefix(format, "pebble: "), args...)
 	if w.log != nil {
 		w.log.Errorf("%v", err)
 	}
@@ -306,7 +344,7 @@ func (w *diskWorker) events() *pebble.EventListener {
 			w.fail(fmt.Errorf("pebble: background error: %w", err))
 		},
 		DataCorruption: func(info pebble.DataCorruptionInfo) {
-			w.fail(fmt.Errorf("pebble: data corruption in %s: %v", info.Path, info.Details))
+			w.fail(fmt.Errorf("pebble: %w in %s: %v", errCorrupt, info.Path, info.Details))
 		},
 	}
 }
@@ -319,8 +357,10 @@ func (w *diskWorker) events() *pebble.EventListener {
 //
 // OpenDisk fails with an error wrapping ErrLocked when dir is in use, with
 // ErrNotDiskSet when it holds another Pebble store or files that are not a
-// store (it never writes into such a directory), with a *LostError when
-// the set fails the checks described on Disk (unless opts.Recover), and,
+// store (it never writes into such a directory), with ErrDamaged when the
+// store cannot be opened for damage, with a *LostError when the set fails
+// the checks described on Disk (unless opts.Recover) or, with
+// opts.MustExist, when dir holds no set, and,
 // when opts.Params is not nil, with a *ParamsError when the set was made
 // with other Params or an error wrapping ErrNoParams when it holds keys
 // but no Params (see Params).
@@ -342,7 +382,7 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 	if o.MemTableSize == 0 {
 		o.MemTableSize = defaultMemTableSize
 	}
-	state, exists, err := inspectDiskDir(dir)
+	state, exists, err := inspectDiskDir(dir, o.Recover, o.MustExist)
 	if err != nil {
 		var le *LostError
 		var de *damagedError
@@ -363,6 +403,7 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 		// The directory recorded a set: Pebble must not make a new,
 		// empty one where its files were.
 		ErrorIfNotExists: exists,
+		FS:               diskFS, // nil: the default
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
@@ -380,7 +421,8 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 		}
 		return nil, openError(dir, err, w.failed())
 	}
-	d := &Disk{db: db, dir: dir, noSync: o.NoSync, w: w, stateEvery: diskStateEvery}
+	d := &Disk{db: db, dir: dir, noSync: o.NoSync, w: w, stateEvery: diskStateEvery,
+		reserve: o.MemTableSize + o.MemTableSize/10 + 1<<20}
 	err = w.run(func() error { return d.load(params, state, o.Recover) })
 	if err == nil {
 		err = d.writeState(true)
@@ -402,11 +444,15 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 }
 
 // openError is the error of an OpenDisk that failed with err; stopped
-// says Pebble stopped the set (see "Failures" on Disk).
+// says Pebble stopped the set (see "Failures" on Disk). Only corruption
+// and a missing file are damage: a full disk or an I/O error is not, and
+// the set may open once it is fixed.
 func openError(dir string, err error, stopped bool) error {
-	if stopped || pebble.IsCorruptionError(err) || errors.Is(err, os.ErrNotExist) {
-		// A file the store needs is damaged or gone.
+	if pebble.IsCorruptionError(err) || errors.Is(err, errCorrupt) || errors.Is(err, os.ErrNotExist) {
 		return &damagedError{dir, err}
+	}
+	if stopped {
+		return fmt.Errorf("seen: open disk set %s: the store stopped: %w (free space or fix the disk, and open it again)", dir, err)
 	}
 	return fmt.Errorf("seen: open disk set %s: %w", dir, err)
 }
@@ -421,27 +467,36 @@ func (e *damagedError) Error() string {
 	return fmt.Sprintf("seen: disk set %s is damaged and cannot be opened: %v; remove the directory and rebuild the set (see the README's durability section)", e.dir, e.err)
 }
 
-func (e *damagedError) Unwrap() error { return e.err }
+func (e *damagedError) Unwrap() []error { return []error{ErrDamaged, e.err} }
 
 // inspectDiskDir looks at dir before Pebble opens it: its state file (see
 // Disk), and whether it holds a set. A directory that is absent or empty
-// gets a new set (exists false). One that has files but neither a state
-// file nor a Pebble store is not written into (ErrNotDiskSet); one whose
-// state file says a set was there and has no Pebble store lost it.
-func inspectDiskDir(dir string) (state *diskState, exists bool, err error) {
+// gets a new set (exists false), unless mustExist. One that has files but
+// neither a state file nor a Pebble store is not written into
+// (ErrNotDiskSet); one whose state file says a set was there and has no
+// Pebble store is damaged. An unreadable state file is refused unless
+// recover, which takes the store as if it had none.
+func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exists bool, err error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0 {
+		if mustExist {
+			return nil, false, &LostError{Store: "disk set " + dir, Count: -1,
+				Why: "the directory is absent or empty: the set was deleted or moved"}
+		}
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
 	state, err = readDiskState(dir)
-	if err != nil {
-		if !errors.Is(err, ErrNotDiskSet) {
-			err = &damagedError{dir, err}
-		}
+	switch {
+	case errors.Is(err, ErrNotDiskSet):
 		return nil, false, err
+	case err != nil && !recover:
+		return nil, false, &LostError{Store: "disk set " + dir, Count: -1,
+			Why: fmt.Sprintf("%v, so nothing can say whether the store lost keys; if the store is intact, open it with Recover (uriscan dedup --rebuild)", err)}
+	case err != nil:
+		state = nil // Recover: as if there were none
 	}
 	desc, err := pebble.Peek(dir, vfs.Default)
 	if err != nil {
@@ -451,8 +506,7 @@ func inspectDiskDir(dir string) (state *diskState, exists bool, err error) {
 	case desc.Exists:
 		return state, true, nil
 	case state != nil:
-		return nil, false, &LostError{Store: "disk set " + dir, Want: Stamp{ID: state.ID, Count: state.Count}, Count: -1,
-			Why: fmt.Sprintf("%s records the set %s with %d keys, but the directory holds no Pebble store (its MANIFEST or the marker naming it is gone): the store was deleted or damaged; remove the directory and rebuild the set", diskStateFile, state.ID, state.Count)}
+		return nil, false, &damagedError{dir, fmt.Errorf("%s records the set %s with %d keys, but the directory holds no Pebble store (its MANIFEST or the marker naming it is gone)", diskStateFile, state.ID, state.Count)}
 	}
 	return nil, false, fmt.Errorf("%w: %s is not empty and holds no seen set (no Pebble store): not writing into it; name an empty or new directory", ErrNotDiskSet, dir)
 }
@@ -553,15 +607,16 @@ func (d *Disk) load(params Params, state *diskState, recover bool) error {
 // close it, a count record that agrees with the keys. With recover, the
 // store is taken as it is and the count record set to its keys.
 func (d *Disk) checkState(store string, state *diskState, recover bool) error {
-	if state == nil {
-		return nil // a set made before the state file: nothing to compare
+	scan := recover // Recover always counts the keys
+	if state != nil {
+		// (None: a set made before the state file, nothing to compare.)
+		if lost := checkStamp(store, Stamp{ID: state.ID, Count: state.Count}, d.id, d.n.Load()); lost != nil && !recover {
+			return lost
+		}
+		scan = scan || state.Open
 	}
-	lost := checkStamp(store, Stamp{ID: state.ID, Count: state.Count}, d.id, d.n.Load())
-	if lost == nil && !state.Open && !recover {
+	if !scan {
 		return nil
-	}
-	if lost != nil && !recover {
-		return lost
 	}
 	keys, err := d.countKeys()
 	if err != nil {
@@ -569,7 +624,7 @@ func (d *Disk) checkState(store string, state *diskState, recover bool) error {
 	}
 	if n := d.n.Load(); keys != n {
 		if !recover {
-			return &LostError{Store: store, Want: Stamp{ID: state.ID, Count: n}, ID: d.id, Count: keys,
+			return &LostError{Store: store, Want: Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
 				Why: fmt.Sprintf("its count record says %d keys but it holds %d (a write-ahead log or a table of the store was lost or damaged)", n, keys)}
 		}
 		var count [8]byte
@@ -708,12 +763,13 @@ func (d *Disk) Contains(keys []Key, has []bool) error {
 	if d.err != nil {
 		return d.err
 	}
+	keys, ans := d.scratch(keys)
 	err := d.w.run(func() error {
 		prev := int32(-1)
 		for _, i := range d.sorted(keys) {
 			k := &keys[i]
 			if prev >= 0 && keys[prev] == *k {
-				has[i] = has[prev]
+				ans[i] = ans[prev]
 				continue
 			}
 			prev = i
@@ -721,12 +777,35 @@ func (d *Disk) Contains(keys []Key, has []bool) error {
 			if err != nil {
 				return err
 			}
-			has[i] = found
+			ans[i] = found
 		}
 		return nil
 	})
-	return d.wrapErr("look-up", err)
+	if err != nil {
+		return d.wrapErr("look-up", err)
+	}
+	copy(has, ans)
+	return nil
 }
+
+// scratch copies keys into the set's own buffer and returns it with a
+// cleared answer slice of the same length (see Disk.keys).
+func (d *Disk) scratch(keys []Key) ([]Key, []bool) {
+	d.keys = append(d.keys[:0], keys...)
+	if cap(d.answers) < len(keys) {
+		d.answers = make([]bool, len(keys))
+	}
+	d.answers = d.answers[:len(keys)]
+	clear(d.answers)
+	return d.keys, d.answers
+}
+
+// commitError marks an error of add's commit (after which the store's
+// state is unknown) from one of its look-ups.
+type commitError struct{ err error }
+
+func (e commitError) Error() string { return e.err.Error() }
+func (e commitError) Unwrap() error { return e.err }
 
 // wrapErr names the set and the step in an error from Pebble; a failure
 // that stopped the set (see "Failures" on Disk) becomes sticky.
@@ -779,8 +858,8 @@ func (d *Disk) add(keys []Key, isNew []bool) error {
 		return nil
 	}
 	clear(isNew)
-	var committed bool
-	var n int64
+	keys, ans := d.scratch(keys)
+	committed := false
 	err := d.w.run(func() error {
 		order := d.sorted(keys)
 		// Only the first occurrence of a key can be new.
@@ -797,47 +876,63 @@ func (d *Disk) add(keys []Key, isNew []bool) error {
 				return err
 			}
 			if !found {
-				if isNew != nil {
-					isNew[i] = true
-				}
+				ans[i] = true
 				fresh = append(fresh, i)
 			}
 		}
 		if len(fresh) == 0 {
+			d.newN = -1
 			return nil
 		}
-		committed = true
+		if err := d.checkSpace(); err != nil {
+			return err
+		}
 		b := d.db.NewBatchWithSize(len(fresh)*(keyLen+8) + 64)
 		defer b.Close()
 		for _, i := range fresh {
 			d.kbuf[0] = keyPrefix
 			copy(d.kbuf[1:], keys[i][:])
 			if err := b.Set(d.kbuf[:], nil, nil); err != nil {
-				return err
+				return commitError{err}
 			}
 		}
-		n = d.n.Load() + int64(len(fresh))
+		d.newN = d.n.Load() + int64(len(fresh))
 		var count [8]byte
-		binary.LittleEndian.PutUint64(count[:], uint64(n))
+		binary.LittleEndian.PutUint64(count[:], uint64(d.newN))
 		if err := b.Set(countRecord, count[:], nil); err != nil {
-			return err
+			return commitError{err}
 		}
 		wo := pebble.Sync
 		if d.noSync {
 			wo = pebble.NoSync
 		}
-		return b.Commit(wo)
+		if err := b.Commit(wo); err != nil {
+			return commitError{err}
+		}
+		return nil
 	})
 	if err != nil {
-		if committed || d.w.failed() {
+		var ce commitError
+		if errors.Is(err, syscall.ENOSPC) && !d.w.failed() {
+			// checkSpace: nothing written, and nothing more will be.
+			d.err = fmt.Errorf("seen: disk set %s: stopped: %w", d.dir, err)
+			return d.err
+		}
+		if errors.As(err, &ce) || d.w.failed() {
 			// The store's state is unknown from here on.
 			d.err = d.wrapErr("write failed", err)
 			return d.err
 		}
 		return d.wrapErr("look-up", err)
 	}
-	if committed {
+	copy(isNew, ans) // (nil for Insert)
+	if n := d.newN; n >= 0 {
+		committed = true
 		d.n.Store(n)
+	}
+	// With NoSync the count is not durable yet: the state file keeps the
+	// one of the last open or Close.
+	if committed && !d.noSync {
 		if now := time.Now(); now.Sub(d.stateAt) >= d.stateEvery {
 			if err := d.writeState(true); err != nil {
 				d.err = fmt.Errorf("seen: disk set %s: %w", d.dir, err)
@@ -846,6 +941,23 @@ func (d *Disk) add(keys []Key, isNew []bool) error {
 		}
 	}
 	return nil
+}
+
+// checkSpace refuses a commit when the set's filesystem has less free
+// space than d.reserve: a commit may make Pebble start a new write-ahead
+// log (1.1 times the memtable size, preallocated), and Pebble panics,
+// beyond recovery, where it cannot. A filesystem that does not tell its
+// free space is not checked.
+func (d *Disk) checkSpace() error {
+	fs := diskFS
+	if fs == nil {
+		fs = vfs.Default
+	}
+	du, err := fs.GetDiskUsage(d.dir)
+	if err != nil || du.TotalBytes == 0 || du.AvailBytes >= d.reserve {
+		return nil
+	}
+	return fmt.Errorf("its filesystem has %d bytes free, under the %d a commit may need (a new write-ahead log), so nothing was written: %w; free space and open the set again", du.AvailBytes, d.reserve, syscall.ENOSPC)
 }
 
 // writeState records the set's identity and count in its state file.
@@ -871,21 +983,23 @@ func (d *Disk) Close() error {
 		return ErrClosed
 	}
 	d.closed = true
-	d.order = nil
 	if d.w.failed() {
+		// (The worker may still be in an abandoned call: its scratch is
+		// left to it.)
 		d.w.close()
 		return fmt.Errorf("seen: close disk set %s: not closed, the store stopped: %w", d.dir, d.w.err)
 	}
+	d.order, d.keys, d.answers = nil, nil, nil
 	err := d.w.run(func() error {
-		if err := d.db.Flush(); err != nil {
-			d.db.Close()
-			return err
+		// Flushed, the set needs no write-ahead log to be read back; the
+		// state file says it was closed while the lock is still held, so
+		// that a process that opens the set next finds its own state.
+		err := d.db.Flush()
+		if err == nil {
+			err = d.writeState(false)
 		}
-		return d.db.Close()
+		return errors.Join(err, d.db.Close())
 	})
-	if err == nil {
-		err = d.writeState(false)
-	}
 	d.w.close()
 	if err != nil {
 		return fmt.Errorf("seen: close disk set %s: %w", d.dir, err)

@@ -112,6 +112,13 @@ func overwrite(t *testing.T, name string, off int64, n int, seed uint64) {
 	}
 }
 
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func fileSize(t *testing.T, name string) int64 {
 	t.Helper()
 	fi, err := os.Stat(name)
@@ -131,69 +138,78 @@ func TestDiskDamage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
 	}
+	// What a damage may lead to, after a clean close and after a kill:
+	// the README's table says the same.
+	const (
+		intact  = "intact"  // opens with every key
+		refused = "refused" // OpenDisk refuses it, saying why
+		lookup  = "lookup"  // opens; the first look-up that reads the damage fails
+		either  = "either"  // intact or refused
+	)
 	damages := []struct {
-		name string
-		do   func(t *testing.T, dir string) string // what it damaged
+		name        string
+		close, exit string                                // expected outcomes
+		do          func(t *testing.T, dir string) string // what it damaged
 	}{
-		{"last WAL truncated to half", func(t *testing.T, dir string) string {
+		{"last WAL truncated to half", intact, either, func(t *testing.T, dir string) string {
 			w := storeFiles(t, dir, "*.log")
 			name := w[len(w)-1]
-			os.Truncate(name, fileSize(t, name)/2)
+			must(t, os.Truncate(name, fileSize(t, name)/2))
 			return name
 		}},
-		{"100 random bytes in the last WAL", func(t *testing.T, dir string) string {
+		{"100 random bytes in the last WAL", intact, refused, func(t *testing.T, dir string) string {
 			w := storeFiles(t, dir, "*.log")
 			name := w[len(w)-1]
 			overwrite(t, name, fileSize(t, name)/3, 100, 1)
 			return name
 		}},
-		{"middle WAL deleted", func(t *testing.T, dir string) string {
+		{"middle WAL deleted", intact, refused, func(t *testing.T, dir string) string {
 			w := storeFiles(t, dir, "*.log")
 			name := w[len(w)/2]
-			os.Remove(name)
+			must(t, os.Remove(name))
 			return name
 		}},
-		{"middle WAL emptied", func(t *testing.T, dir string) string {
+		{"middle WAL emptied", intact, refused, func(t *testing.T, dir string) string {
 			w := storeFiles(t, dir, "*.log")
 			name := w[len(w)/2]
-			os.Truncate(name, 0)
+			must(t, os.Truncate(name, 0))
 			return name
 		}},
-		{"MANIFEST truncated to 100 bytes", func(t *testing.T, dir string) string {
+		{"MANIFEST truncated to 100 bytes", refused, refused, func(t *testing.T, dir string) string {
 			name := liveManifest(t, dir)
-			os.Truncate(name, 100)
+			must(t, os.Truncate(name, 100))
 			return name
 		}},
-		{"50 random bytes in the MANIFEST", func(t *testing.T, dir string) string {
+		{"50 random bytes in the MANIFEST", refused, refused, func(t *testing.T, dir string) string {
 			name := liveManifest(t, dir)
 			overwrite(t, name, fileSize(t, name)/2, 50, 2)
 			return name
 		}},
-		{"manifest marker deleted", func(t *testing.T, dir string) string {
+		{"manifest marker deleted", refused, refused, func(t *testing.T, dir string) string {
 			m := storeFiles(t, dir, "marker.manifest.*")
-			os.Remove(m[0])
+			must(t, os.Remove(m[0]))
 			return m[0]
 		}},
-		{"100 random bytes in a table", func(t *testing.T, dir string) string {
+		{"100 random bytes in a table", lookup, refused, func(t *testing.T, dir string) string {
 			s := storeFiles(t, dir, "*.sst")
 			name := s[len(s)/2]
 			overwrite(t, name, fileSize(t, name)/2, 100, 3)
 			return name
 		}},
-		{"state file deleted", func(t *testing.T, dir string) string {
+		{"state file deleted", refused, refused, func(t *testing.T, dir string) string {
 			name := filepath.Join(dir, "uriscan-seen.json")
-			os.Remove(name)
+			must(t, os.Remove(name))
 			return name
 		}},
-		{"state file overwritten", func(t *testing.T, dir string) string {
+		{"state file overwritten", refused, refused, func(t *testing.T, dir string) string {
 			name := filepath.Join(dir, "uriscan-seen.json")
 			overwrite(t, name, 0, 20, 4)
 			return name
 		}},
-		{"largest table deleted", func(t *testing.T, dir string) string {
+		{"largest table deleted", refused, refused, func(t *testing.T, dir string) string {
 			s := storeFiles(t, dir, "*.sst")
 			slices.SortFunc(s, func(a, b string) int { return int(fileSize(t, b) - fileSize(t, a)) })
-			os.Remove(s[0])
+			must(t, os.Remove(s[0]))
 			return s[0]
 		}},
 	}
@@ -209,11 +225,17 @@ func TestDiskDamage(t *testing.T) {
 					files = append(files, fmt.Sprintf("%s %d", filepath.Base(f), fileSize(t, f)))
 				}
 				what := dm.do(t, dir)
+				want := dm.close
+				if mode == "exit" {
+					want = dm.exit
+				}
 				d, err := seen.OpenDisk(dir, nil)
 				if err != nil {
-					var le *seen.LostError
-					if !errors.As(err, &le) && !strings.Contains(err.Error(), "is damaged and cannot be opened") {
+					if !errors.Is(err, seen.ErrLost) && !errors.Is(err, seen.ErrDamaged) {
 						t.Fatalf("damaged %s: refused without saying why: %v", filepath.Base(what), err)
+					}
+					if want != refused && want != either {
+						t.Fatalf("damaged %s: refused, want %s: %v", filepath.Base(what), want, err)
 					}
 					t.Logf("refused: %.300s", err)
 					return
@@ -225,8 +247,8 @@ func TestDiskDamage(t *testing.T) {
 				}
 				has := make([]bool, len(keys))
 				if err := d.Contains(keys, has); err != nil {
-					if !strings.Contains(err.Error(), "corruption") {
-						t.Fatalf("damaged %s: Contains: %v", filepath.Base(what), err)
+					if !strings.Contains(err.Error(), "corruption") || want != lookup {
+						t.Fatalf("damaged %s: Contains: %v, want %s", filepath.Base(what), err, want)
 					}
 					t.Logf("opened; Contains failed: %.300s", err)
 					return
@@ -239,6 +261,9 @@ func TestDiskDamage(t *testing.T) {
 				}
 				if missing > 0 {
 					t.Fatalf("damaged %s: opened with Len %d, and %d of %d keys recorded before are missing (files before: %v)", filepath.Base(what), d.Len(), missing, total, files)
+				}
+				if want != intact && want != either {
+					t.Fatalf("damaged %s: opened with every key, want %s", filepath.Base(what), want)
 				}
 				t.Logf("opened with every key (Len %d)", d.Len())
 			})

@@ -41,9 +41,6 @@ func TestDiskFullChild(t *testing.T) {
 	to, _ := strconv.Atoi(os.Getenv(fullEnvTo))
 	fail := func(what string, err error) {
 		fmt.Printf("err %s: %v\n", what, err)
-		if d, ok := err.(interface{ Close() error }); ok {
-			d.Close()
-		}
 		os.Exit(3)
 	}
 	d, err := seen.OpenDisk(dir, nil)

@@ -1,6 +1,10 @@
 package seen
 
-import "time"
+import (
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
 
 // SetRedisContainsPerShard makes r's Contains send one SMISMEMBER per
 // shard instead of one SISMEMBER per key, for BenchmarkRedisContains.
@@ -14,3 +18,6 @@ func SetDiskStateEvery(d time.Duration) time.Duration {
 	diskStateEvery = d
 	return old
 }
+
+// SetDiskFS makes Disks opened afterwards use fs (nil: the real one).
+func SetDiskFS(fs vfs.FS) { diskFS = fs }

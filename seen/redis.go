@@ -53,19 +53,25 @@ import (
 // it recorded as new. So a Redis keeps a floor of its key count: the count
 // when it was opened (the sum of SCARD over the shards, which Redis
 // updates atomically with each SADD) plus every key this process's SADDs
-// added (their replies). Whenever go-redis has opened a connection since
-// the last check (a reconnect after a restart, or a new pooled
-// connection), the next Add, AddBatch, Contains or Insert, once its
-// commands are answered, checks that the identity record is still the
-// one read at open and that the count is not below the floor (a GET and
-// one pipeline of 16384 SCARDs, 10-30 milliseconds on loopback), and
-// fails with a *LostError (ErrLost) otherwise, and so does every later
-// call. Because a restarted server is only reached through a new
-// connection, a call whose answers came from a server that forgot is
-// never returned as a success. Stamp and Check carry the same check
-// across processes (a checkpoint). In a cluster the identity record lives
-// on one master; a master that restarts empty without it is seen by the
-// count, unless other writers added more keys than it lost in between.
+// added (their replies). Every pipeline of Add, AddBatch, Contains and
+// Insert ends with a GET of the identity record, and the call fails with
+// a *LostError (ErrLost) if it is not the one
+// read at open: a database flushed, a server restarted empty, one behind
+// a proxy that came back empty. Whenever go-redis has connected to a
+// server process it had not met since the last check (a reconnect after
+// a restart, told by the server's run_id; the first connection to a
+// cluster node), the call also checks that the count is not below the floor
+// (one pipeline of 16384 SCARDs, 10-30 milliseconds on loopback), which
+// sees a server restarted from an older snapshot. After a *LostError
+// every later call fails the same way. So a call whose answers came from
+// a server that forgot is never returned as a success. Stamp and Check
+// carry the same check across processes (a checkpoint). What the checks
+// cannot see: keys evicted (maxmemory) or deleted while the identity
+// record stays and no connection is made, until the next reconnect or
+// Check (run a shared set with maxmemory-policy noeviction); in a cluster,
+// where the identity record lives on one master, a master that restarts
+// empty is seen by the count, unless other writers added more keys than
+// it lost in between.
 //
 // # Operations
 //
@@ -144,9 +150,11 @@ type Redis struct {
 	name      string              // for messages: redis set "prefix" on host
 	id        string              // the identity read at open
 	floor     atomic.Int64        // keys at open plus the keys this process added
-	conns     atomic.Int64        // connections go-redis has opened (OnConnect)
+	conns     atomic.Int64        // connections to a server process not met before (OnConnect)
 	checkMu   sync.Mutex          // one check at a time
 	checked   atomic.Int64        // conns when the last check began
+	runMu     sync.Mutex
+	runIDs    map[string]bool // the run_id of each server process met
 	lost      atomic.Pointer[LostError]
 	timeout   time.Duration
 	pipelines int
@@ -392,8 +400,8 @@ func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
 		idKey:     o.Prefix + "id",
 		name:      fmt.Sprintf("redis set %q on %s", o.Prefix, t.where),
 	}
-	onConnect := func(context.Context, *redis.Conn) error {
-		r.conns.Add(1)
+	onConnect := func(ctx context.Context, cn *redis.Conn) error {
+		r.connected(ctx, cn)
 		return nil
 	}
 	for _, s := range t.secrets {
@@ -545,11 +553,41 @@ func (r *Redis) check(op string, s Stamp) error {
 	return checkStamp(r.name, s, id, n)
 }
 
-// checkReconnect runs after a call's commands were answered: if go-redis
-// opened a connection since the last check, the server may be another
+// connected runs on each new connection (go-redis' OnConnect) and counts
+// it in r.conns when it goes to a server process not met before: its
+// run_id (INFO server), random per start of redis-server, is new, or
+// cannot be read. A connection to a server met before (the pool growing)
+// needs no check; the first to a restarted one, or to a cluster node not
+// met yet, does.
+func (r *Redis) connected(ctx context.Context, cn *redis.Conn) {
+	id := ""
+	if info, err := cn.Info(ctx, "server").Result(); err == nil {
+		for _, line := range strings.Split(info, "\n") {
+			if v, ok := strings.CutPrefix(line, "run_id:"); ok {
+				id = strings.TrimSpace(v)
+			}
+		}
+	}
+	r.runMu.Lock()
+	defer r.runMu.Unlock()
+	if id == "" || !r.runIDs[id] {
+		if id != "" {
+			if r.runIDs == nil {
+				r.runIDs = map[string]bool{}
+			}
+			r.runIDs[id] = true
+		}
+		r.conns.Add(1)
+	}
+}
+
+// checkReconnect runs after a call's commands were answered (see "A
+// server that forgets" on Redis). If go-redis connected to a server
+// process not met before since the last check, the server may be another
 // one, or the same one restarted, so the identity and the count are
-// checked against what this process knows (see "A server that forgets"
-// on Redis). A set found to have lost keys stays failed.
+// checked against what this process knows (the identity record alone is
+// read by every pipeline: exec). A set found to have lost keys stays
+// failed.
 func (r *Redis) checkReconnect() error {
 	if lost := r.lost.Load(); lost != nil {
 		return lost
@@ -560,17 +598,14 @@ func (r *Redis) checkReconnect() error {
 	r.checkMu.Lock()
 	defer r.checkMu.Unlock()
 	conns := r.conns.Load()
-	if conns == r.checked.Load() {
-		return nil // checked by a concurrent call meanwhile
+	err := r.check("check after a reconnect", r.Stamp())
+	if lost, ok := err.(*LostError); ok {
+		r.lost.Store(lost)
 	}
-	if err := r.check("check after a reconnect", r.Stamp()); err != nil {
-		if lost, ok := err.(*LostError); ok {
-			r.lost.Store(lost)
-		}
-		return err
+	if err == nil {
+		r.checked.Store(conns)
 	}
-	r.checked.Store(conns)
-	return nil
+	return err
 }
 
 // clusterOptions converts the options of a single server (from OpenRedis
@@ -708,7 +743,9 @@ func (r *Redis) Add(k Key) (bool, error) {
 		return false, lost
 	}
 	cmd := r.saddOne(ctx, &k)
-	if err := r.client.Process(ctx, cmd); err != nil {
+	pipe := r.client.Pipeline()
+	_ = pipe.Process(ctx, cmd) // only queues
+	if err := r.exec(ctx, pipe); err != nil {
 		return false, r.wrap(err)
 	}
 	r.floor.Add(cmd.Val())
@@ -906,7 +943,7 @@ func (r *Redis) sadd(ctx context.Context, keys []Key, part []int32, isNew []bool
 		cmds[j] = noRetryCmd{redis.NewIntCmd(ctx, a.cmd(j)...)}
 		_ = pipe.Process(ctx, cmds[j]) // only queues
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := r.exec(ctx, pipe); err != nil {
 		return err
 	}
 	var added int64
@@ -920,6 +957,31 @@ func (r *Redis) sadd(ctx context.Context, keys []Key, part []int32, isNew []bool
 	r.floor.Add(added)
 	return nil
 }
+
+// exec sends the pipeline with a GET of the identity record at its end
+// and returns a *LostError (and the set stays failed) when the record is
+// not the one read at open (see "A server that forgets" on Redis): on a
+// single server the GET runs after the pipeline's other commands on the
+// same connection, so their answers came from the set that was opened.
+func (r *Redis) exec(ctx context.Context, pipe redis.Pipeliner) error {
+	id := noRetryStringCmd{redis.NewStringCmd(ctx, "get", r.idKey)}
+	_ = pipe.Process(ctx, id)
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return err // (redis.Nil: from the GET, no identity record)
+	}
+	if id.Val() == r.id {
+		return nil
+	}
+	err := checkStamp(r.name, r.Stamp(), id.Val(), -1)
+	r.lost.Store(err.(*LostError))
+	return err
+}
+
+// noRetryStringCmd is exec's GET, which go-redis must not send again on
+// its own either.
+type noRetryStringCmd struct{ *redis.StringCmd }
+
+func (noRetryStringCmd) NoRetry() bool { return true }
 
 // noRetryBoolCmd is a SISMEMBER, SMISMEMBER that go-redis does not retry
 // itself: Contains retries (see Redis), and a retry of go-redis' own on
@@ -942,7 +1004,7 @@ func (r *Redis) sismember(ctx context.Context, keys []Key, part []int32, has []b
 		cmds[j] = noRetryBoolCmd{redis.NewBoolCmd(ctx, a.cmd(j)...)}
 		_ = pipe.Process(ctx, cmds[j])
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := r.exec(ctx, pipe); err != nil {
 		return err
 	}
 	for j, i := range part {
@@ -978,7 +1040,7 @@ func (r *Redis) smismember(ctx context.Context, keys []Key, part []int32, has []
 		cmds = append(cmds, c)
 		_ = pipe.Process(ctx, c)
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := r.exec(ctx, pipe); err != nil {
 		return err
 	}
 	for c, cmd := range cmds {
@@ -1075,9 +1137,12 @@ func (r *Redis) retry(op string, attempt func(ctx context.Context) error) error 
 		ctx, cancel := r.context()
 		err := attempt(ctx)
 		cancel()
+		var lost *LostError
 		switch {
 		case err == nil:
 			return nil
+		case errors.As(err, &lost):
+			return lost // says it all (from every pipeline alike)
 		case r.closed.Load():
 			return r.closedWhile(op, err)
 		case !redisTransient(err):
@@ -1214,7 +1279,8 @@ func (r *Redis) count(ctx context.Context) (int64, error) {
 // Drop deletes the whole set from the server (UNLINK of every shard, of
 // the parameter record and of the identity), for every process that
 // shares it. The Redis stays open, as a new empty set with a new identity
-// (other processes that had the set open find it lost).
+// (other processes that had the set open find it lost). No other call on
+// r may run at the same time.
 func (r *Redis) Drop() error {
 	if r.closed.Load() {
 		return ErrClosed
@@ -1251,9 +1317,12 @@ func (r *Redis) Close() error {
 // wrap maps go-redis' "client is closed" (a Close racing with an operation)
 // to ErrClosed, prefixes other errors, and keeps the password out.
 func (r *Redis) wrap(err error) error {
+	var lost *LostError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &lost):
+		return lost
 	case errors.Is(err, redis.ErrClosed) || r.closed.Load():
 		return r.scrub(fmt.Errorf("seen: redis: %w (%w)", ErrClosed, err))
 	default:

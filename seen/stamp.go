@@ -70,7 +70,11 @@ func checkStamp(store string, want Stamp, id string, count int64) error {
 	e := &LostError{Store: store, Want: want, ID: id, Count: count}
 	switch {
 	case id == "" && want.ID != "":
-		e.Why = fmt.Sprintf("its identity record is gone and it holds %d keys, where %s was recorded with at least %d (the store was emptied, deleted or lost its data)", count, want.ID, want.Count)
+		holds := ""
+		if count >= 0 {
+			holds = fmt.Sprintf(" and it holds %d keys", count)
+		}
+		e.Why = fmt.Sprintf("its identity record is gone%s, where %s was recorded with at least %d keys (the store was emptied, flushed, deleted or lost its data)", holds, want.ID, want.Count)
 	case id != want.ID:
 		e.Why = fmt.Sprintf("it is another store: its identity is %s, where %s was recorded (the store was deleted and made again, or replaced)", id, want.ID)
 	case count >= 0 && count < want.Count:

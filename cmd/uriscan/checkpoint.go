@@ -121,6 +121,9 @@ func readCheckpoint(name string) (c checkpoint, ok bool, err error) {
 	return c, true, nil
 }
 
+// writeCheckpointFile writes a checkpoint (tests make it fail).
+var writeCheckpointFile = atomicfile.Write
+
 // write replaces the checkpoint in name atomically. The rename must be on
 // disk before the batch's keys are added, or an operating system crash
 // could bring the previous checkpoint back with the keys already in the
@@ -130,7 +133,7 @@ func (c *checkpoint) write(name string) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(name, append(b, '\n')); err != nil {
+	if err := writeCheckpointFile(name, append(b, '\n')); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", name, err)
 	}
 	return nil

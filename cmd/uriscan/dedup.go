@@ -42,7 +42,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	output := fs.String("output", "", "write the new lines to `FILE`, exactly once across kills and restarts (progress in FILE.checkpoint; a rerun resumes), instead of standard output")
 	ckptFlag := fs.String("checkpoint", "", "record the progress in `FILE` after every batch, for --resume (default with --output: FILE.checkpoint)")
 	resume := fs.Bool("resume", false, "continue from --checkpoint instead of the top of the input (automatic with --output)")
-	rebuild := fs.Bool("rebuild", false, "with --output, when the disk or Redis store lost keys it had recorded (emptied, deleted, replaced, restored from an older copy: the run is refused), add back the keys of the lines --output holds and go on; keys of other runs' outputs are not added back")
+	rebuild := fs.Bool("rebuild", false, "take a disk or Redis store that lost keys it had recorded (emptied, deleted, replaced, restored from an older copy: a run is refused) as it is, and when resuming --output add back the keys of the lines it holds and go on; keys of other runs' outputs are not added back")
 	summary := fs.String("summary", "", "also write the summary to `FILE`, as one JSON object")
 	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
 	schemes := fs.String("schemes", "http,https", "with --extract, the `schemes` that count, comma-separated")
@@ -118,14 +118,21 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		} else if isFlagSet(fs, "schemes") {
 			return e.usageError("dedup: --schemes goes with --extract", e.cmd)
 		}
-		if *rebuild && *output == "" {
-			return e.usageError("dedup: --rebuild adds back the keys of --output's lines: it needs --output", e.cmd)
+		if *rebuild && !persistent {
+			return e.usageError("dedup: --rebuild is for a disk or Redis store (a memory set is rebuilt from --output anyway)", e.cmd)
 		}
 		d.rebuildStore = *rebuild
-		set, err := openStore(*store, *prefix, params, *rebuild)
+		// A checkpoint that recorded a store's stamp says a store was
+		// there: a disk store is not made anew where it is gone.
+		var prev checkpoint
+		resuming := false
+		if ckptName != "" {
+			prev, resuming, _ = readCheckpoint(ckptName) // (its errors are open's to report)
+		}
+		set, err := openStore(*store, *prefix, params, storeOptions{recover: *rebuild, mustExist: resuming && prev.StoreStamp != nil && !*rebuild})
 		if err != nil {
 			// The store's errors name it (password redacted).
-			e.ioError("dedup: " + err.Error() + storeAdvice(err, *output))
+			e.ioError("dedup: " + err.Error() + storeAdvice(err, *output, resuming))
 			e.flush()
 			return exitUsage
 		}
@@ -327,42 +334,58 @@ func (d *deduper) open(output string, resume bool) error {
 
 // checkStore compares a disk or Redis store with the stamp the checkpoint
 // c recorded: a store that is not that one, or holds fewer keys, would
-// answer "new" for lines written before. It is refused, or with
-// --rebuild the keys of the output's lines are to be added back
-// (rebuild).
+// answer "new" for lines written before. It is refused; with --rebuild
+// the keys of the output's lines are to be added back (rebuild), always:
+// a store opened with --rebuild was taken as it is, and may have lost
+// fewer keys than the last batch added, which no count shows.
 func (d *deduper) checkStore(output string, c checkpoint) (rebuild bool, err error) {
 	st, ok := d.set.(seen.Stamped)
 	if !ok || c.StoreStamp == nil {
 		return false, nil // a memory set is rebuilt anyway; an earlier checkpoint has no stamp
 	}
 	err = st.Check(*c.StoreStamp)
-	if err == nil || !errors.Is(err, seen.ErrLost) {
+	if err != nil && !errors.Is(err, seen.ErrLost) {
 		return false, err
 	}
-	if !d.rebuildStore {
-		return false, fmt.Errorf("%v\nuriscan: dedup: the checkpoint %s records a run against the store as it was: %s", err, d.ckptName, lostAdvice(output))
+	switch {
+	case !d.rebuildStore && err != nil:
+		return false, fmt.Errorf("%v\nuriscan: dedup: the checkpoint %s records a run against the store as it was: %s", err, d.ckptName, lostAdvice(output, true))
+	case !d.rebuildStore:
+		return false, nil
+	case err != nil:
+		fmt.Fprintf(d.e.errw, "uriscan: dedup: %v\n", err)
 	}
-	fmt.Fprintf(d.e.errw, "uriscan: dedup: %v\nuriscan: dedup: --rebuild: adding back the keys of the %d bytes of --output %s\n", err, c.OutputLength, output)
+	if output == "" {
+		return false, nil // --checkpoint to standard output: nothing to add back
+	}
+	fmt.Fprintf(d.e.errw, "uriscan: dedup: --rebuild: adding back the keys of the %d bytes of --output %s\n", c.OutputLength, output)
 	return true, nil
 }
 
-// lostAdvice says what to do about a store that lost keys.
-func lostAdvice(output string) string {
-	if output == "" {
-		return "a resume would write again lines written before it. Rebuild the store from the outputs of the runs that filled it (uriscan dedup --store NEW --key-file K [the same level flags] OUTPUTS... >/dev/null), then start over"
+// lostAdvice says what to do about a store that lost keys; resuming: a
+// checkpoint records a run (with --output: of output's lines) against it.
+func lostAdvice(output string, resuming bool) string {
+	others := "rebuild the store from the outputs of the runs that filled it (uriscan dedup --store NEW --key-file K [the same level flags] OUTPUTS... >/dev/null)"
+	switch {
+	case resuming && output != "":
+		return "a resume would write again lines --output " + output + " holds. Rerun with --rebuild to add back the keys of its lines and go on (keys of other runs' outputs are not added back: " + others + " first), or remove " + output + " and its checkpoint and start over with a new store"
+	case resuming:
+		return "a resume would write again lines written before it: " + others + ", or rerun with --rebuild to take the store as it is"
 	}
-	return "a resume would write again lines --output " + output + " holds. Rerun with --rebuild to add back the keys of its lines and go on (keys of other runs' outputs are not added back: rebuild those first, uriscan dedup --store ... OUTPUTS... >/dev/null), or remove " + output + " and its checkpoint and start over with a new store"
+	return "lines it held would be new again: " + others + ", or rerun with --rebuild to take it as it is"
 }
 
-// storeAdvice is what to do about err from the store, or "".
-func storeAdvice(err error, output string) string {
+// storeAdvice is what to do about err from opening the store, or "".
+func storeAdvice(err error, output string, resuming bool) string {
 	var pe *seen.ParamsError
 	switch {
-	case errors.Is(err, seen.ErrLost):
-		if output == "" {
-			return "\nuriscan: dedup: " + lostAdvice("")
+	case errors.Is(err, seen.ErrDamaged):
+		if resuming && output != "" {
+			return "\nuriscan: dedup: once it is removed, rerun with --rebuild to add back the keys of --output " + output + "'s lines into a new store and go on"
 		}
-		return "\nuriscan: dedup: the store is not what it was; " + lostAdvice(output)
+		return "\nuriscan: dedup: once it is removed, rebuild it from the outputs of the runs that filled it (uriscan dedup --store NEW --key-file K [the same level flags] OUTPUTS... >/dev/null)"
+	case errors.Is(err, seen.ErrLost):
+		return "\nuriscan: dedup: the store is not what it was; " + lostAdvice(output, resuming)
 	case errors.As(err, &pe), errors.Is(err, seen.ErrNoParams):
 		return "\nuriscan: dedup: the store's keys were made another way than this run's: use another store (--store), or the flags it was made with"
 	}
@@ -807,7 +830,7 @@ func (d *deduper) finish() {
 			d.failedAt, err, name, d.start.Line, undecided)
 		switch {
 		case errors.Is(err, seen.ErrLost):
-			msg += "; " + lostAdvice(d.ckpt.Output)
+			msg += "; " + lostAdvice(d.ckpt.Output, d.ckptName != "")
 		case d.ckptName != "":
 			msg += "; rerun with --resume (automatic with --output) to continue"
 		}
@@ -824,16 +847,15 @@ func (d *deduper) inputName(i int) string {
 }
 
 // openStore opens the seen-set a --store value names, recording or
-// checking params in a persistent one; recover (--rebuild) takes a disk
-// store that lost keys as it is (seen.DiskOptions.Recover).
-func openStore(spec, prefix string, params seen.Params, recover bool) (seen.Set, error) {
+// checking params in a persistent one.
+func openStore(spec, prefix string, params seen.Params, so storeOptions) (seen.Set, error) {
 	switch {
 	case spec == "memory":
 		return seen.NewMemory(1 << 16), nil
 	case strings.HasPrefix(spec, "disk:"):
-		return openDiskStore(spec[5:], params, recover)
+		return openDiskStore(spec[5:], params, so)
 	case isRedisURL(spec):
-		return seen.OpenRedisURL(spec, &seen.RedisOptions{Prefix: prefix, Params: params, Recover: recover})
+		return seen.OpenRedisURL(spec, &seen.RedisOptions{Prefix: prefix, Params: params, Recover: so.recover})
 	}
 	return nil, errors.New("--store " + seen.RedactURL(spec) + ": want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/uriscan/uriscan/internal/atomicfile"
 )
 
 // sigReader hands out data in two halves and "delivers" a signal (sets
@@ -114,7 +117,10 @@ func TestDedupCheckpointFailure(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.txt")
 	r := &hookReader{chunks: []string{"http://a/\nhttp://b/\n", "http://c/\nhttp://d/\n"}}
-	r.hook = func() { os.Mkdir(out+".checkpoint.tmp", 0o755) }
+	r.hook = func() {
+		writeCheckpointFile = func(string, []byte) error { return errors.New("no space left on device (test)") }
+	}
+	defer func() { writeCheckpointFile = atomicfile.Write }()
 	var o, eb bytes.Buffer
 	e := newEnv(r, &o, &eb)
 	code := e.run([]string{"dedup", "--output", out})

@@ -7,12 +7,18 @@ import (
 	"github.com/uriscan/uriscan/seen"
 )
 
+// storeOptions are how dedup opens a persistent store: recover
+// (--rebuild) takes one that lost keys as it is (seen.DiskOptions.Recover,
+// RedisOptions.Recover); mustExist refuses to make a disk store anew
+// where a checkpoint says one was.
+type storeOptions struct{ recover, mustExist bool }
+
 // openDiskStore opens (or creates) the Pebble seen-set in dir.
-func openDiskStore(dir string, params seen.Params, recover bool) (seen.Set, error) {
+func openDiskStore(dir string, params seen.Params, so storeOptions) (seen.Set, error) {
 	if dir == "" {
 		return nil, errors.New("--store disk: needs a directory, as disk:DIR")
 	}
-	return seen.OpenDisk(dir, &seen.DiskOptions{Params: params, Recover: recover})
+	return seen.OpenDisk(dir, &seen.DiskOptions{Params: params, Recover: so.recover, MustExist: so.mustExist})
 }
 
 // isRedisURL reports whether spec names a Redis store.

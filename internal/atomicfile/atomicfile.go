@@ -8,18 +8,24 @@ import (
 	"path/filepath"
 )
 
-// Write replaces the file name with data: written beside it (name +
-// ".tmp"), synced, renamed over it, and the directory synced, so that
-// after a crash of the process or of the operating system the file holds
-// the old data or the new, and the new once Write returns. On an error
-// the temporary file is removed and name is left as it was.
+// Write replaces the file name with data: written to a new file beside
+// it (name + ".tmp" and a random suffix, so that two writers never share
+// one), synced, renamed over it, and the directory synced, so that after a
+// crash of the process or of the operating system the file holds the old
+// data or the new, and the new once Write returns. On an error before the
+// rename, the temporary file is removed and name is left as it was; an
+// error syncing the directory after the rename leaves the new data in
+// place, not yet known to be durable.
 func Write(name string, data []byte) error {
-	tmp := name + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
 	if err != nil {
 		return err
 	}
+	tmp := f.Name()
 	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -29,14 +35,12 @@ func Write(name string, data []byte) error {
 	if err == nil {
 		err = os.Rename(tmp, name)
 	}
-	if err == nil {
-		// The rename is on disk only once the directory is.
-		err = SyncDir(filepath.Dir(name))
-	}
 	if err != nil {
 		os.Remove(tmp)
+		return err
 	}
-	return err
+	// The rename is on disk only once the directory is.
+	return SyncDir(filepath.Dir(name))
 }
 
 // SyncDir syncs a directory, so that the names created or renamed in it
