@@ -8,9 +8,9 @@ COUNT     ?= 1
 
 .PHONY: test-bench-module fuzz-arm64 test-redis
 
-## test-redis: the seen.Redis tests against the servers .ci/redis.sh starts (apt-get install redis-server)
+## test-redis: the seen/redis tests against the servers .ci/redis.sh starts (apt-get install redis-server)
 test-redis:
-	env_=$$(.ci/redis.sh) && eval "$$env_" && URISCAN_REDIS_REQUIRE=1 $(GO) test -count=1 -run Redis -v ./seen
+	env_=$$(.ci/redis.sh) && eval "$$env_" && URISCAN_REDIS_REQUIRE=1 $(GO) test -count=1 -v ./seen/redis
 .PHONY: test-race
 .PHONY: test-avx512-mutants
 .PHONY: all test test-go test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# .ci/redis.sh: start the Redis servers the seen.Redis tests use, on loopback:
+# .ci/redis.sh: start the Redis servers the seen/redis tests use, on loopback:
 #
 #   - a single server on 127.0.0.1:6379
 #   - a 3-master Redis Cluster (no replicas) on 127.0.0.1:7000-7002

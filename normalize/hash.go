@@ -32,6 +32,15 @@ var ErrKeySize = errors.New("normalize: hash key must be 32 bytes")
 // AVX2, hashes a URI in one assembly call (about 2x faster than Sum128 on
 // URI-sized inputs).
 //
+// # Passwords
+//
+// A URI with a password is keyed with its password redacted ("***",
+// uriscan.Redacted), as uriscan shows it: two URIs that differ only in
+// their password are one, a key made again from a shown (redacted) URI
+// is the same, and a seen-set holds no key of a secret. KeepPasswords
+// keys the password as it is. The command uriscan dedup keys the same way
+// (--show-passwords is KeepPasswords), and Params records the choice.
+//
 // A Hasher is not safe for concurrent use; make one per goroutine.
 type Hasher struct {
 	key   [KeySize]byte
@@ -39,7 +48,12 @@ type Hasher struct {
 	level Level
 	n     Normalizer
 	buf   []byte
-	canon []byte // the last Sum's normal form: buf, or the URI's text
+	red   []byte // the normal form with its password redacted
+	canon []byte // the last Sum's normal form: buf, red, or the URI's text
+
+	random        bool // the key was drawn at random: Params refuses
+	keepPasswords bool
+	grammar       uriscan.Grammar
 }
 
 // NewHasher returns a Hasher for level with the given 32-byte key, or a
@@ -48,6 +62,7 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 	h := &Hasher{level: level}
 	switch {
 	case key == nil:
+		h.random = true
 		if _, err := rand.Read(h.key[:]); err != nil {
 			return nil, err
 		}
@@ -60,10 +75,11 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 	return h, nil
 }
 
-// Clone returns a Hasher with h's key and level, for another goroutine:
-// the digests of both agree.
+// Clone returns a Hasher with h's key, level and options, for another
+// goroutine: the digests of both agree.
 func (h *Hasher) Clone() *Hasher {
-	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots, IPv6RFC5952: h.n.IPv6RFC5952, W3lib: h.n.W3lib}}
+	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots, IPv6RFC5952: h.n.IPv6RFC5952, W3lib: h.n.W3lib},
+		random: h.random, keepPasswords: h.keepPasswords, grammar: h.grammar}
 }
 
 // Config returns the Normalizer whose normal forms h hashes, to set its
@@ -72,8 +88,21 @@ func (h *Hasher) Clone() *Hasher {
 // h's goroutine.
 func (h *Hasher) Config() *Normalizer { return &h.n }
 
-// Sum returns the digest of u's normal form. It does not allocate once
-// its buffer has grown to the longest URI seen.
+// KeepPasswords sets whether h keys a URI's password as it is (true) or
+// redacted (false, the default); see "Passwords" on Hasher. Set it before
+// the first Sum; Clone copies it.
+func (h *Hasher) KeepPasswords(keep bool) { h.keepPasswords = keep }
+
+// SetGrammar says by which grammar the URIs h hashes were parsed
+// (uriscan.RFC3986 by default); Params records it, so that a set keyed
+// under RFC 2396 is not mixed with one keyed under RFC 3986. Sum
+// normalizes each URI by the grammar it was parsed with whatever this
+// says; SumRaw parses by it.
+func (h *Hasher) SetGrammar(g uriscan.Grammar) { h.grammar = g }
+
+// Sum returns the digest of u's normal form (its password redacted unless
+// KeepPasswords). It does not allocate once its buffers have grown to the
+// longest URI seen.
 func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
 	if h.level <= Scheme {
 		// Most URIs are already normal: hash them where they are.
@@ -82,7 +111,7 @@ func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
 			pathstats.Add(pathstats.NormInPlace, 1)
 			raw := u.String()
 			h.canon = unsafe.Slice(unsafe.StringData(raw), len(raw))
-			return h.hk.Sum128(h.canon)
+			return h.sum(u)
 		}
 		h.buf = h.n.appendChanged(h.buf[:0], u, h.level, hints)
 	} else {
@@ -90,12 +119,52 @@ func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
 	}
 	pathstats.Add(pathstats.NormCopied, 1)
 	h.canon = h.buf
-	return h.hk.Sum128(h.buf)
+	return h.sum(u)
 }
 
-// Canonical returns the normal form the last Sum hashed; it is valid until
-// the next call to Sum and must not be modified (when u was already
-// normal it is u's own text).
+// sum hashes h.canon, the normal form of u, its password redacted first
+// unless KeepPasswords.
+func (h *Hasher) sum(u *uriscan.URI) [16]byte {
+	if !h.keepPasswords {
+		if _, _, ok := u.PasswordSpan(); ok {
+			h.red = uriscan.AppendRedacted(h.red[:0], h.canon)
+			h.canon = h.red
+		}
+	}
+	return h.hk.Sum128(h.canon)
+}
+
+// SumRaw returns the digest of text's normal form at h's level, for text
+// that may not be a URI-reference: at a Raw level (SafeBrowsing, W3lib)
+// text is read as the level's owner reads any line, and an error is what
+// it refuses; at the other levels text is parsed by h's grammar
+// (SetGrammar), and an error is its parse error. The password is redacted
+// unless KeepPasswords, as by Sum.
+func (h *Hasher) SumRaw(text []byte) ([16]byte, error) {
+	if !h.level.Raw() {
+		u, err := h.grammar.Parse(text)
+		if err != nil {
+			return [16]byte{}, err
+		}
+		return h.Sum(&u), nil
+	}
+	c, err := h.n.AppendRaw(h.buf[:0], text, h.level)
+	if err != nil {
+		return [16]byte{}, err
+	}
+	h.buf = c
+	h.canon = c
+	if !h.keepPasswords && uriscan.HasPassword(c) {
+		h.red = uriscan.AppendRedacted(h.red[:0], c)
+		h.canon = h.red
+	}
+	return h.hk.Sum128(h.canon), nil
+}
+
+// Canonical returns the normal form the last Sum or SumRaw hashed (its
+// password redacted unless KeepPasswords); it is valid until the next
+// call and must not be modified (when u was already normal it is u's own
+// text).
 func (h *Hasher) Canonical() []byte { return h.canon }
 
 // HashPath reports how Hasher computes HighwayHash-128: "avx2" (one

@@ -18,18 +18,23 @@
 // Every implementation satisfies Set and passes the shared test suite in
 // package seen/settest:
 //
-//   - Memory (NewMemory), the first: an open-addressing hash table in one
+//   - Memory (NewMemory), here: an open-addressing hash table in one
 //     process. The fastest, and lost when the process ends.
-//   - Disk: an embedded key-value store (CockroachDB's Pebble) on local
-//     disk, with batched writes, that survives restarts and crashes: a key
-//     once reported as new stays recorded.
-//   - Redis: a Redis or Valkey server, or a Redis Cluster, shared by many
-//     machines through go-redis, with an atomic check-and-add per key, keys
-//     spread over many hash slots, and pipelined batches.
+//   - package seen/disk: an embedded key-value store (CockroachDB's Pebble)
+//     on local disk, with batched writes, that survives restarts and
+//     crashes: a key once reported as new stays recorded.
+//   - package seen/redis: a Redis or Valkey server, or a Redis Cluster,
+//     shared by many machines through go-redis, with an atomic
+//     check-and-add per key, keys spread over many hash slots, and
+//     pipelined batches.
+//
+// Package seen imports nothing beyond the standard library, so a program
+// that keeps its set in memory links neither Pebble nor go-redis; each
+// persistent store is a package of its own, imported by those that use it.
 //
 // Persistent and shared sets only agree across runs and machines when every
 // writer hashes with the same fixed HighwayHash key (and normalizes URIs
-// the same way). Such a set can record how its keys were made (Params,
+// the same way). Such a set records how its keys were made (Params,
 // given as DiskOptions.Params or RedisOptions.Params) and then refuses a
 // run that would make them differently.
 //
@@ -41,7 +46,7 @@
 // and record after: look the batch up, write and sync the new lines, note
 // a checkpoint, then Insert the keys; after a crash it redoes the last
 // batch from the checkpoint, and Insert of keys already recorded is
-// harmless. Redis retries Contains and Insert on transient errors (they
+// harmless. A Redis set retries Contains and Insert on transient errors (they
 // are idempotent) and never Add or AddBatch.
 //
 // # A store that forgets
@@ -49,12 +54,13 @@
 // The two steps protect a caller against its own crash, not against a
 // store that loses what it recorded: a Redis server restarted without
 // persistence, a directory deleted or put back from an older copy, a
-// damaged write-ahead log. Disk and Redis therefore keep an identity and
+// damaged write-ahead log. The disk and Redis sets therefore keep an identity and
 // a count of their keys (Stamped): Stamp is what the caller records with
 // its checkpoint, and Check, when it comes back, returns a *LostError
 // (ErrLost) if the store is not that one or holds fewer keys. Each store
-// also checks itself where it can: OpenDisk against a state file in the
-// directory, a Redis after every reconnect. See Disk and Redis.
+// also checks itself where it can: a disk set against a state file in its
+// directory, a Redis set in every pipeline and after every reconnect. See
+// packages seen/disk and seen/redis.
 //
 // # Memory layout
 //

@@ -1,13 +1,11 @@
 package seen
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 )
 
-// Stamp is what a persistent set (Disk, Redis) says about itself at one
+// Stamp is what a persistent set (seen/disk, seen/redis) says about itself at one
 // moment: who it is and how many keys it held at least. A caller that
 // records what it did with a set (a checkpoint) records a Stamp with it,
 // and hands it to Check when it comes back, so that a set that was
@@ -20,14 +18,14 @@ type Stamp struct {
 	// another one.
 	ID string `json:"id"`
 	// Count is a lower bound of the number of keys in the set: for a
-	// Disk the exact count, for a Redis the count when it was opened plus
+	// disk set the exact count, for a Redis set the count when it was opened plus
 	// the keys this process added since (other writers may have added
 	// more).
 	Count int64 `json:"count"`
 }
 
-// Stamped is a Set that keeps an identity and a count of its keys: Disk
-// and Redis. Stamp costs no round trip; Check compares the store as it is
+// Stamped is a Set that keeps an identity and a count of its keys: the
+// disk and Redis sets. Stamp costs no round trip; Check compares the store as it is
 // now with a Stamp taken before, and returns nil or a *LostError.
 type Stamped interface {
 	Set
@@ -64,30 +62,3 @@ func (e *LostError) Error() string {
 }
 
 func (e *LostError) Unwrap() error { return ErrLost }
-
-// checkStamp compares what a store holds now (id, count) with want.
-func checkStamp(store string, want Stamp, id string, count int64) error {
-	e := &LostError{Store: store, Want: want, ID: id, Count: count}
-	switch {
-	case id == "" && want.ID != "":
-		holds := ""
-		if count >= 0 {
-			holds = fmt.Sprintf(" and it holds %d keys", count)
-		}
-		e.Why = fmt.Sprintf("its identity record is gone%s, where %s was recorded with at least %d keys (the store was emptied, flushed, deleted or lost its data)", holds, want.ID, want.Count)
-	case id != want.ID:
-		e.Why = fmt.Sprintf("it is another store: its identity is %s, where %s was recorded (the store was deleted and made again, or replaced)", id, want.ID)
-	case count >= 0 && count < want.Count:
-		e.Why = fmt.Sprintf("it holds %d keys, where at least %d were recorded (it lost writes: restored from an older copy, restarted without persistence, keys deleted or evicted, or damaged)", count, want.Count)
-	default:
-		return nil
-	}
-	return e
-}
-
-// newStoreID returns a fresh identity: 128 random bits in hex.
-func newStoreID() string {
-	var b [16]byte
-	rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
-	return hex.EncodeToString(b[:])
-}

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/disk"
+	redisstore "github.com/uriscan/uriscan/seen/redis"
 )
 
 // defaultDedupBatch is how many records dedup decides at once: enough to
@@ -35,7 +38,7 @@ const defaultDedupBatch = 1024
 // checkpoint.
 func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR, redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
-	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+seen.DefaultRedisPrefix+")")
+	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisstore.DefaultPrefix+")")
 	nf := addNormFlags(fs)
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and take the result (reported on standard error; the repaired form is written)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits; required with a disk or Redis store, the same every run (default: random, memory only)")
@@ -49,14 +52,14 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end and before each read that may block. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
 	fs.Bool("verify-input", true, "read each gzip or zstd input to its end first (every member's CRC-32 and length, every frame's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see the README). --verify-input=false takes the lines before the damage, then reports the error") // read by dispatch into e.verifyInput
 	return func(e *env, files []string) int {
-		lv, cfg, nparams, msg := nf.config(fs, "dedup")
+		lv, cfg, msg := nf.config(fs, "dedup")
 		if msg != "" {
 			return e.usageError(msg, e.cmd)
 		}
 		if *batch < 1 {
 			return e.usageError("dedup: --batch must be at least 1", e.cmd)
 		}
-		shown := seen.RedactURL(*store)
+		shown := redisstore.RedactURL(*store)
 		persistent := *store != "memory"
 		if persistent && *keyFile == "" {
 			return e.usageError("dedup: --store "+shown+" needs --key-file: a store kept across runs only matches the hash key it was made with (make one with: head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > key.hex)", e.cmd)
@@ -76,20 +79,25 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			return code
 		}
 		configure(h, cfg)
+		// The keys are of the forms as shown, passwords redacted unless
+		// --show-passwords (normalize.Hasher's rule, which the store
+		// records: a store made the other way is refused, not mixed).
+		h.KeepPasswords(!e.rep.redacts())
+		h.SetGrammar(e.sc.grammar)
 		if len(files) == 0 {
 			files = []string{"-"}
 		}
-		params := seen.Params(nparams)
-		if e.sc.grammar != uriscan.RFC3986 {
-			params["grammar"] = e.sc.grammar.String()
-		}
-		if e.rep.redacts() {
-			// The keys are of the redacted forms (deduper.key): a store
-			// made with --show-passwords, or before, is refused, not mixed.
-			params["passwords"] = "redacted"
-		}
+		// What the store records is what a Go program's hasher with the
+		// same settings gives it: either's store is the other's. A memory
+		// set's key is random; its checkpoint records the settings.
+		params := h.Settings()
 		if persistent {
-			params["key-fingerprint"] = h.KeyFingerprint()
+			var err error
+			if params, err = h.Params(); err != nil {
+				e.ioError("dedup: " + err.Error())
+				e.flush()
+				return exitUsage
+			}
 		}
 		d := &deduper{e: e, h: h, batchMax: *batch, out: e.out, ckptName: ckptName,
 			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output, MaxLine: e.sc.ls.MaxLine()}}
@@ -132,7 +140,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		set, err := openStore(*store, *prefix, params, storeOptions{recover: *rebuild, mustExist: resuming && prev.StoreStamp != nil && !*rebuild})
 		if err != nil {
 			// The store's errors name it (password redacted).
-			e.ioError("dedup: " + err.Error() + storeAdvice(err, *output, resuming))
+			e.ioError("dedup: " + storeMessage(err, shown) + storeAdvice(err, *output, resuming))
 			e.flush()
 			return exitUsage
 		}
@@ -375,19 +383,86 @@ func lostAdvice(output string, resuming bool) string {
 	return "lines it held would be new again: " + others + ", or rerun with --rebuild to take it as it is"
 }
 
+// storeMessage is err from opening the store --store shown, in the
+// command's terms where the library's would not do: the settings a store
+// was made with are the flags that make them.
+func storeMessage(err error, shown string) string {
+	var pe *seen.ParamsError
+	if errors.As(err, &pe) {
+		stored, given := paramFlags(pe.Stored), paramFlags(pe.Given)
+		return "--store " + shown + " was made with " + strings.Join(without(stored, given), " ") +
+			"; this run has " + strings.Join(without(given, stored), " ") + ": rerun with the store's, or use another store"
+	}
+	return err.Error()
+}
+
+// without returns the flags of a that are not in b (or "(no flag)").
+func without(a, b []string) []string {
+	var out []string
+	for _, f := range a {
+		if !slices.Contains(b, f) {
+			out = append(out, f)
+		}
+	}
+	if out == nil {
+		out = []string{"(no flag)"}
+	}
+	return out
+}
+
+// paramFlags writes a store's Params (normalize.Hasher.Params) as the
+// flags that make them.
+func paramFlags(p seen.Params) []string {
+	var f []string
+	if lv, ok := p["level"]; ok {
+		f = append(f, "--level "+lv)
+	}
+	raw := p["level"] == "safebrowsing" || p["level"] == "w3lib"
+	if hs, ok := p["heuristics"]; ok {
+		for _, h := range strings.Split(hs, ",") {
+			if h != "strip-params" || p["strip-params"] == "" {
+				f = append(f, "--"+h)
+			}
+		}
+	}
+	if sp, ok := p["strip-params"]; ok {
+		for _, name := range strings.Split(sp, ",") {
+			f = append(f, "--strip-param "+name)
+		}
+	}
+	if _, ok := p["dot-segments"]; !ok && !raw {
+		f = append(f, "--keep-encoded-dots")
+	}
+	if p["ipv6"] == "rfc5952" {
+		f = append(f, "--ipv6-rfc5952")
+	}
+	if g, ok := p["grammar"]; ok {
+		f = append(f, "--grammar "+g)
+	}
+	if _, ok := p["passwords"]; !ok {
+		f = append(f, "--show-passwords")
+	}
+	if fp, ok := p["key-fingerprint"]; ok {
+		f = append(f, "--key-file (the key whose fingerprint is "+fp+")")
+	}
+	return f
+}
+
 // storeAdvice is what to do about err from opening the store, or "".
 func storeAdvice(err error, output string, resuming bool) string {
 	var pe *seen.ParamsError
 	switch {
-	case errors.Is(err, seen.ErrDamaged):
+	case errors.Is(err, disk.ErrDamaged):
 		if resuming && output != "" {
 			return "\nuriscan: dedup: once it is removed, rerun with --rebuild to add back the keys of --output " + output + "'s lines into a new store and go on"
 		}
 		return "\nuriscan: dedup: once it is removed, rebuild it from the outputs of the runs that filled it (uriscan dedup --store NEW --key-file K [the same level flags] OUTPUTS... >/dev/null)"
 	case errors.Is(err, seen.ErrLost):
 		return "\nuriscan: dedup: the store is not what it was; " + lostAdvice(output, resuming)
-	case errors.As(err, &pe), errors.Is(err, seen.ErrNoParams):
-		return "\nuriscan: dedup: the store's keys were made another way than this run's: use another store (--store), or the flags it was made with"
+	case errors.As(err, &pe):
+		return "" // storeMessage says it
+	case errors.Is(err, seen.ErrNoParams):
+		return "\nuriscan: dedup: nothing says how its keys were made: use another store (--store)"
 	}
 	return ""
 }
@@ -471,33 +546,22 @@ func (d *deduper) rebuild(name string, n int64) error {
 }
 
 // key is the seen-set key of u: the digest of its normal form as the
-// output shows it, the password redacted unless --show-passwords (so two
-// URIs that differ only in their password, written the same, are one;
-// and the key of a line read back from --output after a crash is the key
-// it was written with).
-func (d *deduper) key(u *uriscan.URI) seen.Key {
-	sum := d.h.Sum(u)
-	if _, _, ok := u.PasswordSpan(); ok && d.e.rep.redacts() {
-		d.redacted = redactTail(append(d.redacted[:0], d.h.Canonical()...), 0)
-		sum = d.h.SumBytes(d.redacted)
-	}
-	return seen.Key(sum)
-}
+// output shows it, the password redacted unless --show-passwords (the
+// hasher's rule: two URIs that differ only in their password, written the
+// same, are one; and the key of a line read back from --output after a
+// crash is the key it was written with).
+func (d *deduper) key(u *uriscan.URI) seen.Key { return seen.Key(d.h.Sum(u)) }
 
 // rawKey is key at a Raw level (safebrowsing, w3lib), for any line: the
 // digest of its owner's canonical form as shown; false, with the reason
 // in d.rawErr, when the owner refuses the line.
 func (d *deduper) rawKey(text []byte) (seen.Key, bool) {
-	c, err := d.h.Config().AppendRaw(d.redacted[:0], text, d.h.Level())
+	sum, err := d.h.SumRaw(text)
 	if err != nil {
 		d.rawErr = strings.TrimPrefix(err.Error(), "normalize: ")
 		return seen.Key{}, false
 	}
-	if d.e.rep.redacts() {
-		c = redactTail(c, 0)
-	}
-	d.redacted = c
-	return seen.Key(d.h.SumBytes(c)), true
+	return seen.Key(sum), true
 }
 
 // record takes one input line.
@@ -855,7 +919,7 @@ func openStore(spec, prefix string, params seen.Params, so storeOptions) (seen.S
 	case strings.HasPrefix(spec, "disk:"):
 		return openDiskStore(spec[5:], params, so)
 	case isRedisURL(spec):
-		return seen.OpenRedisURL(spec, &seen.RedisOptions{Prefix: prefix, Params: params, Recover: so.recover})
+		return redisstore.OpenURL(spec, &redisstore.Options{Prefix: prefix, Params: params, Recover: so.recover})
 	}
-	return nil, errors.New("--store " + seen.RedactURL(spec) + ": want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
+	return nil, errors.New("--store " + redisstore.RedactURL(spec) + ": want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
 }

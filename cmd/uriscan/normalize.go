@@ -22,7 +22,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 	workers := addWorkersFlag(fs)
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
 	return func(e *env, files []string) int {
-		lv, cfg, _, msg := nf.config(fs, "normalize")
+		lv, cfg, msg := nf.config(fs, "normalize")
 		if msg != "" {
 			return e.usageError(msg, e.cmd)
 		}
@@ -71,6 +71,9 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			return code
 		}
 		configure(h, cfg)
+		// The hash is dedup's key: of the normal form as shown.
+		h.KeepPasswords(!e.rep.redacts())
+		h.SetGrammar(e.sc.grammar)
 		return e.eachLine(files, *workers, func() lineFn {
 			h := h.Clone()
 			var fixed []byte   // reused for every line
@@ -105,12 +108,9 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 				case jsonl && perr != nil:
 					buf = appendSplitInvalid(buf, recordFile(files, name), s.Line(), s.Bytes(), s.Len(), perr, k.rep.redacts())
 				case jsonl:
-					// The hash is of the normal form as shown (dedup's key).
+					// The hash is of the normal form as shown (dedup's key:
+					// the hasher redacts as the output does).
 					sum, canon := h.Sum(u), h.Canonical()
-					if _, _, ok := u.PasswordSpan(); ok && k.rep.redacts() {
-						canon = uriscan.AppendRedacted(nil, canon)
-						sum = h.SumBytes(canon)
-					}
 					buf = appendRecordStart(buf, recordFile(files, name))
 					buf = strconv.AppendInt(buf, int64(s.Line()), 10)
 					buf = append(buf, `,"valid":true,"input":`...)
@@ -171,7 +171,7 @@ func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Has
 		k.out = append(append(k.out, shown...), '\n')
 		return buf
 	}
-	sum := h.SumBytes(buf)
+	sum := h.SumBytes(shown) // as shown: dedup's key
 	b := appendRecordStart(k.out, file)
 	b = strconv.AppendInt(b, int64(s.Line()), 10)
 	b = append(b, `,"valid":true,"input":`...)

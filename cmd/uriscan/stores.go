@@ -5,10 +5,11 @@ import (
 	"strings"
 
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/disk"
 )
 
 // storeOptions are how dedup opens a persistent store: recover
-// (--rebuild) takes one that lost keys as it is (seen.DiskOptions.Recover,
+// (--rebuild) takes one that lost keys as it is (disk.Options.Recover,
 // RedisOptions.Recover); mustExist refuses to make a disk store anew
 // where a checkpoint says one was.
 type storeOptions struct{ recover, mustExist bool }
@@ -18,7 +19,7 @@ func openDiskStore(dir string, params seen.Params, so storeOptions) (seen.Set, e
 	if dir == "" {
 		return nil, errors.New("--store disk: needs a directory, as disk:DIR")
 	}
-	return seen.OpenDisk(dir, &seen.DiskOptions{Params: params, Recover: so.recover, MustExist: so.mustExist})
+	return disk.Open(dir, &disk.Options{Params: params, Recover: so.recover, MustExist: so.mustExist})
 }
 
 // isRedisURL reports whether spec names a Redis store.

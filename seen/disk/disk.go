@@ -1,4 +1,8 @@
-package seen
+// Package disk is a seen-set kept on local disk, in an embedded Pebble
+// store (github.com/cockroachdb/pebble/v2), one directory per set: it
+// survives restarts, crashes and a full disk, and tells when its store was
+// deleted, replaced or damaged. See Set.
+package disk
 
 import (
 	"bytes"
@@ -19,9 +23,12 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/internal/store"
 )
 
-// Disk is a Set kept on local disk in an embedded Pebble store
+// Set is a seen.Set kept on local disk in an embedded Pebble store
 // (github.com/cockroachdb/pebble/v2), one directory per set. It survives
 // restarts: opening the same directory again gives back every key added
 // before and the same Len.
@@ -45,29 +52,29 @@ import (
 // or rotating disks). Add is a batch of one and pays it for every new key,
 // so bulk work should go through AddBatch with batches of hundreds to
 // thousands of keys, which spreads one fsync over the whole batch.
-// DiskOptions.NoSync trades the guarantee for speed: writes still go
+// Options.NoSync trades the guarantee for speed: writes still go
 // through the write-ahead log, so they survive a crash of the process but
 // may be lost (all of them after some point, never a random subset) when
 // the operating system crashes or power fails.
 //
 // # Identity, count and damage
 //
-// A set records, on its first use, a random identity (see Stamp) beside
-// its count and Params, inside the store, and keeps a small file of its
+// A set records, on its first use, a random identity (see seen.Stamp) beside
+// its count and seen.Params, inside the store, and keeps a small file of its
 // own in the directory, uriscan-seen.json, with the identity, a count
 // the store held at least (written at open, at Close, and after a commit
 // when the last one is a second old) and whether a process has the set
-// open. OpenDisk checks the store against that file: a Pebble store that
+// open. Open checks the store against that file: a Pebble store that
 // is gone (its MANIFEST marker deleted), that is another set, that holds
 // fewer keys than the file records (a damaged or truncated write-ahead
 // log, a copy restored from before) or whose file is gone while it holds
-// keys is refused with a *LostError (ErrLost); a store Pebble cannot open
+// keys is refused with a *seen.LostError (seen.ErrLost); a store Pebble cannot open
 // (a damaged MANIFEST, a missing table) with an error that says it is
 // damaged. After a process that did not close the set (a crash, kill -9),
-// OpenDisk also counts the keys (a scan of the store, about 0.09 s per
+// Open also counts the keys (a scan of the store, about 0.09 s per
 // million keys here) and refuses a store whose count record disagrees
-// with them. Stamp and Check carry the same checks across runs for a
-// caller that records a Stamp (a checkpoint), which also sees a directory
+// with them. seen.Stamp and Check carry the same checks across runs for a
+// caller that records a seen.Stamp (a checkpoint), which also sees a directory
 // deleted and made anew. Close flushes the memtable to a table first, so a
 // set closed cleanly needs no write-ahead log to be read back. Damage that
 // no check can see is listed in the README's durability section.
@@ -98,13 +105,13 @@ import (
 //
 // # Concurrency
 //
-// Disk is safe for concurrent use. Add, AddBatch, Contains and Insert are
+// A Set is safe for concurrent use. Add, AddBatch, Contains and Insert are
 // serialized by a mutex held across the look-ups and the synced commit
 // (the check and the add must be one step for isNew and the count to be
 // right), so concurrent callers get no more throughput than one caller
 // with larger batches. Len may be called at any time and does not wait
 // for a running call. Only one process may open a directory at a time:
-// Pebble locks it, and a second OpenDisk of the same directory, from
+// Pebble locks it, and a second Open of the same directory, from
 // another process or from this one, fails with an error wrapping
 // ErrLocked.
 //
@@ -115,11 +122,11 @@ import (
 // ("m/format"), the number of keys ("m/count", 8 bytes, little-endian),
 // rewritten in every batch that adds keys, so Len is restored on open by
 // one read, the identity ("m/id", 32 hex digits; sets made before it
-// existed get one on their next open), and the Params the set was made
-// with ("m/params", a JSON object; absent in sets made without Params or
+// existed get one on their next open), and the seen.Params the set was made
+// with ("m/params", a JSON object; absent in sets made without seen.Params or
 // by earlier versions). Bloom filters (10 bits per key) on every level let
 // a look-up of a new key skip most files without reading them.
-type Disk struct {
+type Set struct {
 	mu     sync.Mutex
 	db     *pebble.DB
 	dir    string
@@ -132,31 +139,31 @@ type Disk struct {
 	// The worker's scratch: a call abandoned after a failure (see
 	// "Failures") may go on using it, never the caller's slices.
 	kbuf    [keyLen]byte
-	order   []int32 // indices of the current batch's keys, reused
-	keys    []Key   // a copy of the batch's keys
-	answers []bool  // has or isNew, copied out on success
-	newN    int64   // the count after a successful commit
+	order   []int32    // indices of the current batch's keys, reused
+	keys    []seen.Key // a copy of the batch's keys
+	answers []bool     // has or isNew, copied out on success
+	newN    int64      // the count after a successful commit
 
 	w *diskWorker
 	// The state file's count is refreshed after a commit when it is
-	// stateEvery old (see "Identity, count and damage" on Disk).
+	// stateEvery old (see "Identity, count and damage" on Set).
 	stateAt    time.Time
 	stateEvery time.Duration
 	// reserve is the free space a commit needs on the set's filesystem
-	// (see "Failures" on Disk).
+	// (see "Failures" on Set).
 	reserve uint64
 }
 
-// diskStateEvery is how often a commit refreshes the state file's count.
-var diskStateEvery = time.Second
+// stateEvery is how often a commit refreshes the state file's count.
+var stateEvery = time.Second
 
 // diskFS, when not nil, is the filesystem Pebble uses (tests inject
 // errors with it).
 var diskFS vfs.FS
 
-// DiskOptions tunes OpenDisk. The zero value (or a nil *DiskOptions) is
+// Options tunes Open. The zero value (or a nil *Options) is
 // the recommended setting.
-type DiskOptions struct {
+type Options struct {
 	// CacheSize is the size in bytes of Pebble's block cache. Zero means
 	// 64 MiB.
 	CacheSize int64
@@ -167,20 +174,24 @@ type DiskOptions struct {
 	MemTableSize uint64
 	// NoSync commits without waiting for fsync. Keys reported as new then
 	// survive a crash of the process but not a crash of the operating
-	// system or a power loss. See Disk.
+	// system or a power loss. See Set.
 	NoSync bool
 	// Logger receives Pebble's messages. Nil means errors go to the
 	// standard log package and informational messages are dropped.
 	// Fatalf is never passed on as such: a fatal error stops the set
-	// (see Disk) and is given to Logger.Errorf.
+	// (see Set) and is given to Logger.Errorf.
 	Logger pebble.Logger
-	// Params, when not nil, is recorded in a new set and checked against
-	// the record of an existing one; see Params. Nil records and checks
-	// nothing.
-	Params Params
+	// Params says how the set's keys are made (normalize.Hasher.Params):
+	// recorded in a new set and checked against the record of an existing
+	// one; see seen.Params. Open refuses nil Params unless AnyParams.
+	Params seen.Params
+	// AnyParams, with nil Params, opens the set whatever it records, and
+	// records nothing in a new one: for tools that inspect a set, and for
+	// keys that are not made by a hasher.
+	AnyParams bool
 	// Recover opens a set that fails the checks of "Identity, count and
-	// damage" on Disk (it lost keys, or is another set than the one its
-	// directory recorded) instead of refusing it with a *LostError: the
+	// damage" on Set (it lost keys, or is another set than the one its
+	// directory recorded) instead of refusing it with a *seen.LostError: the
 	// set is taken as it is, its count record corrected to the keys it
 	// holds, and its identity and count become the reference of later
 	// opens. For a caller about to add back what was lost (uriscan dedup
@@ -188,19 +199,19 @@ type DiskOptions struct {
 	// state file, or whose state file is unreadable, is taken the same
 	// way. A damaged store (ErrDamaged) is refused even so.
 	Recover bool
-	// MustExist refuses, with a *LostError, a directory that is absent or
+	// MustExist refuses, with a *seen.LostError, a directory that is absent or
 	// empty instead of making a new set there: for a caller that knows a
-	// set was there (a checkpoint recorded its Stamp), so that a deleted
+	// set was there (a checkpoint recorded its seen.Stamp), so that a deleted
 	// set is not silently made anew.
 	MustExist bool
 }
 
 const (
 	keyPrefix = 'k'
-	keyLen    = 1 + len(Key{})
+	keyLen    = 1 + len(seen.Key{})
 	// diskFormat is the value of the format record.
 	diskFormat = "uriscan/seen disk v1"
-	// defaultMemTableSize is DiskOptions.MemTableSize's default.
+	// defaultMemTableSize is Options.MemTableSize's default.
 	defaultMemTableSize = 4 << 20
 )
 
@@ -211,11 +222,11 @@ var (
 	idRecord     = []byte("m/id")
 )
 
-// ErrNotDiskSet is returned (wrapped) by OpenDisk when the directory holds a
+// ErrNotSet is returned (wrapped) by Open when the directory holds a
 // Pebble store that is not a Disk set, or files and no store at all.
-var ErrNotDiskSet = errors.New("seen: directory holds no seen set")
+var ErrNotSet = errors.New("seen: directory holds no seen set")
 
-// ErrDamaged is wrapped by the error OpenDisk returns when the store is
+// ErrDamaged is wrapped by the error Open returns when the store is
 // damaged: Pebble finds it corrupt, a file it needs is gone, or its state
 // file records a set and no Pebble store is there. Nothing can open it;
 // remove the directory and rebuild the set.
@@ -224,7 +235,7 @@ var ErrDamaged = errors.New("seen: disk set is damaged")
 // errCorrupt marks a failure Pebble reported as data corruption.
 var errCorrupt = errors.New("data corruption")
 
-// ErrLocked is wrapped by the error OpenDisk returns when the directory is
+// ErrLocked is wrapped by the error Open returns when the directory is
 // in use: opened by another process, or already by this one, and not
 // closed. The error's message is one line, "seen: disk set DIR is in use
 // by another process" (or "... is in use: already open in this process").
@@ -232,11 +243,11 @@ var ErrLocked = errors.New("seen: disk set is in use")
 
 // diskWorker runs the calls into Pebble on a goroutine of its own, so
 // that a fatal error from Pebble can end that goroutine (runtime.Goexit)
-// instead of the process, and stops the set (see "Failures" on Disk).
+// instead of the process, and stops the set (see "Failures" on Set).
 type diskWorker struct {
 	calls chan func()
 	// reply carries the answer of the call in flight. One channel serves
-	// every call because calls never overlap: OpenDisk makes them before
+	// every call because calls never overlap: Open makes them before
 	// the set is handed out, the methods under Disk.mu. A call abandoned
 	// after a failure may still send a stale answer, which no one reads:
 	// run returns at once once the set has stopped.
@@ -349,30 +360,33 @@ func (w *diskWorker) events() *pebble.EventListener {
 	}
 }
 
-// OpenDisk opens the set stored in dir, creating dir and an empty set if
+// Open opens the set stored in dir, creating dir and an empty set if
 // dir does not exist or is empty. opts may be nil. The returned Disk must
 // be closed to release the directory lock and flush Pebble's state; a Disk
-// that is never closed loses nothing that was reported as new (see Disk),
-// but the next OpenDisk replays the write-ahead log and counts the keys.
+// that is never closed loses nothing that was reported as new (see Set),
+// but the next Open replays the write-ahead log and counts the keys.
 //
-// OpenDisk fails with an error wrapping ErrLocked when dir is in use, with
-// ErrNotDiskSet when it holds another Pebble store or files that are not a
+// Open fails with an error wrapping ErrLocked when dir is in use, with
+// ErrNotSet when it holds another Pebble store or files that are not a
 // store (it never writes into such a directory), with ErrDamaged when the
-// store cannot be opened for damage, with a *LostError when the set fails
-// the checks described on Disk (unless opts.Recover) or, with
+// store cannot be opened for damage, with a *seen.LostError when the set fails
+// the checks described on Set (unless opts.Recover) or, with
 // opts.MustExist, when dir holds no set, and,
-// when opts.Params is not nil, with a *ParamsError when the set was made
-// with other Params or an error wrapping ErrNoParams when it holds keys
-// but no Params (see Params).
-func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
-	var o DiskOptions
+// when opts.Params is not nil, with a *seen.ParamsError when the set was made
+// with other seen.Params or an error wrapping seen.ErrNoParams when it holds keys
+// but no seen.Params (see seen.Params).
+func Open(dir string, opts *Options) (*Set, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	var params Params
+	var params seen.Params
+	if o.Params == nil && !o.AnyParams {
+		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, store.ErrNilParams)
+	}
 	if o.Params != nil {
 		var err error
-		if params, err = o.Params.withFormat(diskFormat); err != nil {
+		if params, err = store.WithFormat(o.Params, diskFormat); err != nil {
 			return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
 		}
 	}
@@ -384,9 +398,9 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 	}
 	state, exists, err := inspectDiskDir(dir, o.Recover, o.MustExist)
 	if err != nil {
-		var le *LostError
+		var le *seen.LostError
 		var de *damagedError
-		if errors.As(err, &le) || errors.As(err, &de) || errors.Is(err, ErrNotDiskSet) {
+		if errors.As(err, &le) || errors.As(err, &de) || errors.Is(err, ErrNotSet) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
@@ -417,11 +431,11 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 			if here {
 				msg = fmt.Sprintf("seen: disk set %s is in use: already open in this process", dir)
 			}
-			return nil, &wrapped{msg: msg, errs: []error{ErrLocked, err}}
+			return nil, &store.Error{Msg: msg, Errs: []error{ErrLocked, err}}
 		}
 		return nil, openError(dir, err, w.failed())
 	}
-	d := &Disk{db: db, dir: dir, noSync: o.NoSync, w: w, stateEvery: diskStateEvery,
+	d := &Set{db: db, dir: dir, noSync: o.NoSync, w: w, stateEvery: stateEvery,
 		reserve: o.MemTableSize + o.MemTableSize/10 + 1<<20}
 	err = w.run(func() error { return d.load(params, state, o.Recover) })
 	if err == nil {
@@ -433,9 +447,9 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 			w.run(db.Close)
 		}
 		w.close()
-		var pe *ParamsError
-		var le *LostError
-		if errors.As(err, &pe) || errors.As(err, &le) || errors.Is(err, ErrNoParams) {
+		var pe *seen.ParamsError
+		var le *seen.LostError
+		if errors.As(err, &pe) || errors.As(err, &le) || errors.Is(err, seen.ErrNoParams) {
 			return nil, err // they name the set themselves
 		}
 		return nil, openError(dir, err, stopped)
@@ -443,8 +457,8 @@ func OpenDisk(dir string, opts *DiskOptions) (*Disk, error) {
 	return d, nil
 }
 
-// openError is the error of an OpenDisk that failed with err; stopped
-// says Pebble stopped the set (see "Failures" on Disk). Only corruption
+// openError is the error of an Open that failed with err; stopped
+// says Pebble stopped the set (see "Failures" on Set). Only corruption
 // and a missing file are damage: a full disk or an I/O error is not, and
 // the set may open once it is fixed.
 func openError(dir string, err error, stopped bool) error {
@@ -457,7 +471,7 @@ func openError(dir string, err error, stopped bool) error {
 	return fmt.Errorf("seen: open disk set %s: %w", dir, err)
 }
 
-// damagedError is the error of an OpenDisk whose store is damaged.
+// damagedError is the error of an Open whose store is damaged.
 type damagedError struct {
 	dir string
 	err error
@@ -470,17 +484,17 @@ func (e *damagedError) Error() string {
 func (e *damagedError) Unwrap() []error { return []error{ErrDamaged, e.err} }
 
 // inspectDiskDir looks at dir before Pebble opens it: its state file (see
-// Disk), and whether it holds a set. A directory that is absent or empty
+// Set), and whether it holds a set. A directory that is absent or empty
 // gets a new set (exists false), unless mustExist. One that has files but
 // neither a state file nor a Pebble store is not written into
-// (ErrNotDiskSet); one whose state file says a set was there and has no
+// (ErrNotSet); one whose state file says a set was there and has no
 // Pebble store is damaged. An unreadable state file is refused unless
 // recover, which takes the store as if it had none.
 func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exists bool, err error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0 {
 		if mustExist {
-			return nil, false, &LostError{Store: "disk set " + dir, Count: -1,
+			return nil, false, &seen.LostError{Store: "disk set " + dir, Count: -1,
 				Why: "the directory is absent or empty: the set was deleted or moved"}
 		}
 		return nil, false, nil
@@ -490,10 +504,10 @@ func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exis
 	}
 	state, err = readDiskState(dir)
 	switch {
-	case errors.Is(err, ErrNotDiskSet):
+	case errors.Is(err, ErrNotSet):
 		return nil, false, err
 	case err != nil && !recover:
-		return nil, false, &LostError{Store: "disk set " + dir, Count: -1,
+		return nil, false, &seen.LostError{Store: "disk set " + dir, Count: -1,
 			Why: fmt.Sprintf("%v, so nothing can say whether the store lost keys; if the store is intact, open it with Recover (uriscan dedup --rebuild)", err)}
 	case err != nil:
 		state = nil // Recover: as if there were none
@@ -508,15 +522,15 @@ func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exis
 	case state != nil:
 		return nil, false, &damagedError{dir, fmt.Errorf("%s records the set %s with %d keys, but the directory holds no Pebble store (its MANIFEST or the marker naming it is gone)", diskStateFile, state.ID, state.Count)}
 	}
-	return nil, false, fmt.Errorf("%w: %s is not empty and holds no seen set (no Pebble store): not writing into it; name an empty or new directory", ErrNotDiskSet, dir)
+	return nil, false, fmt.Errorf("%w: %s is not empty and holds no seen set (no Pebble store): not writing into it; name an empty or new directory", ErrNotSet, dir)
 }
 
 // load reads the format, count and identity records, or writes them into
 // an empty store, records or checks params (with "format"; nil: neither),
 // and checks the store against its state file (nil: none). It runs on
 // the worker.
-func (d *Disk) load(params Params, state *diskState, recover bool) error {
-	store := "disk set " + d.dir
+func (d *Set) load(params seen.Params, state *diskState, recover bool) error {
+	name := "disk set " + d.dir
 	format, err := d.get(formatRecord)
 	if err != nil {
 		return err
@@ -532,13 +546,13 @@ func (d *Disk) load(params Params, state *diskState, recover bool) error {
 			return err
 		}
 		if nonEmpty {
-			return fmt.Errorf("%w: %s holds a Pebble store that is not a seen set", ErrNotDiskSet, d.dir)
+			return fmt.Errorf("%w: %s holds a Pebble store that is not a seen set", ErrNotSet, d.dir)
 		}
 		if state != nil && !recover {
 			// The state file says a set was here; the store is empty.
-			return checkStamp(store, Stamp{ID: state.ID, Count: state.Count}, "", 0)
+			return store.CheckStamp(name, seen.Stamp{ID: state.ID, Count: state.Count}, "", 0)
 		}
-		d.id = newStoreID()
+		d.id = store.NewID()
 		b := d.db.NewBatch()
 		defer b.Close()
 		var zero [8]byte
@@ -546,12 +560,12 @@ func (d *Disk) load(params Params, state *diskState, recover bool) error {
 		b.Set(countRecord, zero[:], nil)
 		b.Set(idRecord, []byte(d.id), nil)
 		if params != nil {
-			b.Set(paramsRecord, encodeParams(params), nil)
+			b.Set(paramsRecord, store.EncodeParams(params), nil)
 		}
 		return b.Commit(pebble.Sync)
 	}
 	if string(format) != diskFormat {
-		return fmt.Errorf("%w (format %q, want %q)", ErrNotDiskSet, format, diskFormat)
+		return fmt.Errorf("%w (format %q, want %q)", ErrNotSet, format, diskFormat)
 	}
 	count, err := d.get(countRecord)
 	if err != nil {
@@ -568,17 +582,17 @@ func (d *Disk) load(params Params, state *diskState, recover bool) error {
 	d.id = string(id)
 	if d.id != "" && state == nil && d.n.Load() > 0 && !recover {
 		// A set with an identity wrote its state file when it was made.
-		return &LostError{Store: store, Want: Stamp{ID: d.id}, ID: d.id, Count: d.n.Load(),
+		return &seen.LostError{Store: name, Want: seen.Stamp{ID: d.id}, ID: d.id, Count: d.n.Load(),
 			Why: fmt.Sprintf("its state file %s is gone, so nothing can say whether the store lost keys since it was last closed; if the store is intact, open it once with Recover (uriscan dedup --rebuild)", diskStateFile)}
 	}
 	if d.id == "" {
 		// Made before sets had an identity: it gets one now.
-		d.id = newStoreID()
+		d.id = store.NewID()
 		if err := d.db.Set(idRecord, []byte(d.id), pebble.Sync); err != nil {
 			return err
 		}
 	}
-	if err := d.checkState(store, state, recover); err != nil {
+	if err := d.checkState(name, state, recover); err != nil {
 		return err
 	}
 	if params == nil {
@@ -590,27 +604,27 @@ func (d *Disk) load(params Params, state *diskState, recover bool) error {
 	}
 	if rec == nil {
 		if n := d.n.Load(); n > 0 {
-			return noParamsError(store, n, params)
+			return store.NoParamsError(name, n, params)
 		}
-		// An empty set made without Params: it takes these.
-		return d.db.Set(paramsRecord, encodeParams(params), pebble.Sync)
+		// An empty set made without seen.Params: it takes these.
+		return d.db.Set(paramsRecord, store.EncodeParams(params), pebble.Sync)
 	}
-	stored, err := decodeParams(rec)
+	stored, err := store.DecodeParams(rec)
 	if err != nil {
 		return err
 	}
-	return checkParams(store, stored, params)
+	return store.CheckParams(name, stored, params)
 }
 
 // checkState compares the store with its state file: the same identity,
 // at least the count of the last Close, and, after a process that did not
 // close it, a count record that agrees with the keys. With recover, the
 // store is taken as it is and the count record set to its keys.
-func (d *Disk) checkState(store string, state *diskState, recover bool) error {
+func (d *Set) checkState(name string, state *diskState, recover bool) error {
 	scan := recover // Recover always counts the keys
 	if state != nil {
 		// (None: a set made before the state file, nothing to compare.)
-		if lost := checkStamp(store, Stamp{ID: state.ID, Count: state.Count}, d.id, d.n.Load()); lost != nil && !recover {
+		if lost := store.CheckStamp(name, seen.Stamp{ID: state.ID, Count: state.Count}, d.id, d.n.Load()); lost != nil && !recover {
 			return lost
 		}
 		scan = scan || state.Open
@@ -624,7 +638,7 @@ func (d *Disk) checkState(store string, state *diskState, recover bool) error {
 	}
 	if n := d.n.Load(); keys != n {
 		if !recover {
-			return &LostError{Store: store, Want: Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
+			return &seen.LostError{Store: name, Want: seen.Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
 				Why: fmt.Sprintf("its count record says %d keys but it holds %d (a write-ahead log or a table of the store was lost or damaged)", n, keys)}
 		}
 		var count [8]byte
@@ -639,7 +653,7 @@ func (d *Disk) checkState(store string, state *diskState, recover bool) error {
 
 // countKeys counts the keys in the store with a scan. It runs on the
 // worker.
-func (d *Disk) countKeys() (int64, error) {
+func (d *Set) countKeys() (int64, error) {
 	it, err := d.db.NewIter(&pebble.IterOptions{LowerBound: []byte{keyPrefix}, UpperBound: []byte{keyPrefix + 1}})
 	if err != nil {
 		return 0, err
@@ -653,14 +667,14 @@ func (d *Disk) countKeys() (int64, error) {
 
 // Verify counts the keys of the set with a scan of the whole store (which
 // also reads and checksums every block of its tables) and returns a
-// *LostError if the count record disagrees. OpenDisk does the same after a
+// *seen.LostError if the count record disagrees. Open does the same after a
 // process that did not close the set; Verify is for a caller that wants
 // the check at another time. It holds the set's mutex while it scans.
-func (d *Disk) Verify() error {
+func (d *Set) Verify() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return ErrClosed
+		return seen.ErrClosed
 	}
 	var keys int64
 	err := d.w.run(func() (err error) { keys, err = d.countKeys(); return err })
@@ -668,24 +682,24 @@ func (d *Disk) Verify() error {
 		return d.wrapErr("verify", err)
 	}
 	if n := d.n.Load(); keys != n {
-		return &LostError{Store: "disk set " + d.dir, Want: Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
+		return &seen.LostError{Store: "disk set " + d.dir, Want: seen.Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
 			Why: fmt.Sprintf("its count record says %d keys but it holds %d (a write-ahead log or a table of the store was lost or damaged)", n, keys)}
 	}
 	return nil
 }
 
 // Stamp returns the set's identity and its number of keys.
-func (d *Disk) Stamp() Stamp { return Stamp{ID: d.id, Count: d.n.Load()} }
+func (d *Set) Stamp() seen.Stamp { return seen.Stamp{ID: d.id, Count: d.n.Load()} }
 
-// Check returns a *LostError if the set is not the one s was taken of, or
+// Check returns a *seen.LostError if the set is not the one s was taken of, or
 // holds fewer keys than s.Count: it was deleted and made again, replaced,
 // or lost writes since.
-func (d *Disk) Check(s Stamp) error {
-	return checkStamp("disk set "+d.dir, s, d.id, d.n.Load())
+func (d *Set) Check(s seen.Stamp) error {
+	return store.CheckStamp("disk set "+d.dir, s, d.id, d.n.Load())
 }
 
 // get returns a copy of the value of key, or nil if there is none.
-func (d *Disk) get(key []byte) ([]byte, error) {
+func (d *Set) get(key []byte) ([]byte, error) {
 	v, closer, err := d.db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, nil
@@ -698,7 +712,7 @@ func (d *Disk) get(key []byte) ([]byte, error) {
 }
 
 // has reports whether k is stored.
-func (d *Disk) has(k *Key) (bool, error) {
+func (d *Set) has(k *seen.Key) (bool, error) {
 	d.kbuf[0] = keyPrefix
 	copy(d.kbuf[1:], k[:])
 	_, closer, err := d.db.Get(d.kbuf[:])
@@ -712,9 +726,9 @@ func (d *Disk) has(k *Key) (bool, error) {
 }
 
 // Add records k and reports whether it was new; a new k is durable when
-// Add returns (see Disk). It is AddBatch of one key.
-func (d *Disk) Add(k Key) (bool, error) {
-	keys := [1]Key{k}
+// Add returns (see Set). It is AddBatch of one key.
+func (d *Set) Add(k seen.Key) (bool, error) {
+	keys := [1]seen.Key{k}
 	var isNew [1]bool
 	err := d.AddBatch(keys[:], isNew[:])
 	return isNew[0], err
@@ -724,14 +738,14 @@ func (d *Disk) Add(k Key) (bool, error) {
 // would. It looks every key up, then writes the new ones and the updated
 // count in one Pebble batch committed with pebble.Sync (unless NoSync), so
 // the keys reported new are durable when it returns; a batch with no new
-// key writes nothing. It returns ErrShortBatch if len(isNew) < len(keys),
-// ErrClosed after Close, and otherwise an error from Pebble, after which
+// key writes nothing. It returns seen.ErrShortBatch if len(isNew) < len(keys),
+// seen.ErrClosed after Close, and otherwise an error from Pebble, after which
 // the keys of this batch may or may not be recorded and every later call
 // returns the same error (Len may then lag behind the store until the set
 // is reopened).
-func (d *Disk) AddBatch(keys []Key, isNew []bool) error {
+func (d *Set) AddBatch(keys []seen.Key, isNew []bool) error {
 	if len(isNew) < len(keys) {
-		return ErrShortBatch
+		return seen.ErrShortBatch
 	}
 	return d.add(keys, isNew[:len(keys)])
 }
@@ -742,23 +756,23 @@ func (d *Disk) AddBatch(keys []Key, isNew []bool) error {
 // keys, are looked up and not written, so Len stays exact and calling
 // Insert again with the same keys, after an error or a crash, is
 // harmless.
-func (d *Disk) Insert(keys []Key) error {
+func (d *Set) Insert(keys []seen.Key) error {
 	return d.add(keys, nil)
 }
 
 // Contains sets has[i] to whether keys[i] is recorded and writes nothing.
 // It looks the keys up in key order, like AddBatch, under the same mutex.
-// It returns ErrShortBatch if len(has) < len(keys), ErrClosed after
+// It returns seen.ErrShortBatch if len(has) < len(keys), seen.ErrClosed after
 // Close, the error of an earlier failed write (see AddBatch), and
 // otherwise an error from Pebble.
-func (d *Disk) Contains(keys []Key, has []bool) error {
+func (d *Set) Contains(keys []seen.Key, has []bool) error {
 	if len(has) < len(keys) {
-		return ErrShortBatch
+		return seen.ErrShortBatch
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return ErrClosed
+		return seen.ErrClosed
 	}
 	if d.err != nil {
 		return d.err
@@ -789,8 +803,8 @@ func (d *Disk) Contains(keys []Key, has []bool) error {
 }
 
 // scratch copies keys into the set's own buffer and returns it with a
-// cleared answer slice of the same length (see Disk.keys).
-func (d *Disk) scratch(keys []Key) ([]Key, []bool) {
+// cleared answer slice of the same length (see Set.keys).
+func (d *Set) scratch(keys []seen.Key) ([]seen.Key, []bool) {
 	d.keys = append(d.keys[:0], keys...)
 	if cap(d.answers) < len(keys) {
 		d.answers = make([]bool, len(keys))
@@ -808,8 +822,8 @@ func (e commitError) Error() string { return e.err.Error() }
 func (e commitError) Unwrap() error { return e.err }
 
 // wrapErr names the set and the step in an error from Pebble; a failure
-// that stopped the set (see "Failures" on Disk) becomes sticky.
-func (d *Disk) wrapErr(what string, err error) error {
+// that stopped the set (see "Failures" on Set) becomes sticky.
+func (d *Set) wrapErr(what string, err error) error {
 	switch {
 	case err == nil:
 		return nil
@@ -829,7 +843,7 @@ func (d *Disk) wrapErr(what string, err error) error {
 // indexes, which the caches keep warm, and puts the new keys into the
 // batch sorted, which Pebble inserts faster. Sorting by (key, index) also
 // puts the repeats of a key right after its first occurrence.
-func (d *Disk) sorted(keys []Key) []int32 {
+func (d *Set) sorted(keys []seen.Key) []int32 {
 	order := d.order[:0]
 	for i := range keys {
 		order = append(order, int32(i))
@@ -845,11 +859,11 @@ func (d *Disk) sorted(keys []Key) []int32 {
 }
 
 // add is AddBatch (isNew of len(keys)) and Insert (isNew nil).
-func (d *Disk) add(keys []Key, isNew []bool) error {
+func (d *Set) add(keys []seen.Key, isNew []bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return ErrClosed
+		return seen.ErrClosed
 	}
 	if d.err != nil {
 		return d.err
@@ -948,7 +962,7 @@ func (d *Disk) add(keys []Key, isNew []bool) error {
 // log (1.1 times the memtable size, preallocated), and Pebble panics,
 // beyond recovery, where it cannot. A filesystem that does not tell its
 // free space is not checked.
-func (d *Disk) checkSpace() error {
+func (d *Set) checkSpace() error {
 	fs := diskFS
 	if fs == nil {
 		fs = vfs.Default
@@ -961,26 +975,26 @@ func (d *Disk) checkSpace() error {
 }
 
 // writeState records the set's identity and count in its state file.
-func (d *Disk) writeState(open bool) error {
+func (d *Set) writeState(open bool) error {
 	d.stateAt = time.Now()
 	return writeDiskState(d.dir, diskState{Format: diskFormat, ID: d.id, Count: d.n.Load(), Open: open})
 }
 
 // Len returns the number of distinct keys recorded; after Close, the
 // number recorded before it.
-func (d *Disk) Len() int64 { return d.n.Load() }
+func (d *Set) Len() int64 { return d.n.Load() }
 
 // Close flushes the memtable, closes the store, records the count in the
 // directory's state file and releases the directory. Add, AddBatch,
-// Contains and Insert then return ErrClosed; a second Close returns
-// ErrClosed. A set stopped by a failure (see "Failures" on Disk) is not
+// Contains and Insert then return seen.ErrClosed; a second Close returns
+// seen.ErrClosed. A set stopped by a failure (see "Failures" on Set) is not
 // flushed: Close returns the failure, and the directory stays locked
 // until the process ends.
-func (d *Disk) Close() error {
+func (d *Set) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return ErrClosed
+		return seen.ErrClosed
 	}
 	d.closed = true
 	if d.w.failed() {
@@ -1008,6 +1022,6 @@ func (d *Disk) Close() error {
 }
 
 var (
-	_ Set     = (*Disk)(nil)
-	_ Stamped = (*Disk)(nil)
+	_ seen.Set     = (*Set)(nil)
+	_ seen.Stamped = (*Set)(nil)
 )

@@ -2,7 +2,7 @@
 
 //go:build unix
 
-package seen_test
+package redis_test
 
 import (
 	"context"
@@ -23,13 +23,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/redis"
 	"github.com/uriscan/uriscan/seen/settest"
 )
 
-// The Redis tests need servers; .ci/redis.sh starts them on loopback and
+// The Redis tests need servers; .ci/goredis.sh starts them on loopback and
 // prints the variables:
 //
 //	URISCAN_REDIS_ADDR     a single server, host:port
@@ -49,7 +50,7 @@ func redisAddrs(tb testing.TB, env string) []string {
 	tb.Helper()
 	v := strings.TrimSpace(os.Getenv(env))
 	if v == "" {
-		msg := fmt.Sprintf("%s is not set: no Redis to test against (run .ci/redis.sh: eval \"$(.ci/redis.sh)\")", env)
+		msg := fmt.Sprintf("%s is not set: no Redis to test against (run .ci/goredis.sh: eval \"$(.ci/goredis.sh)\")", env)
 		if os.Getenv(redisEnvRequire) == "1" {
 			tb.Fatal(msg + ", and " + redisEnvRequire + "=1")
 		}
@@ -66,17 +67,21 @@ func redisPrefix(tb testing.TB) string {
 	return fmt.Sprintf("uriscan-test:%d.%d.%d:%s:", os.Getpid(), time.Now().UnixNano(), redisPrefixSeq.Add(1), name)
 }
 
+// anyParams opens a set whatever it records (the tests that are not
+// about Params).
+var anyParams = &redis.Options{AnyParams: true}
+
 // openRedis opens the set at addrs under prefix and deletes it (with a
 // separate connection, since the set itself may be closed by then) when
 // the test ends.
-func openRedis(tb testing.TB, addrs []string, prefix string) *seen.Redis {
+func openRedis(tb testing.TB, addrs []string, prefix string) *redis.Set {
 	tb.Helper()
-	r, err := seen.OpenRedis(addrs, &seen.RedisOptions{Prefix: prefix, Timeout: time.Minute})
+	r, err := redis.Open(addrs, &redis.Options{AnyParams: true, Prefix: prefix, Timeout: time.Minute})
 	if err != nil {
 		tb.Fatalf("OpenRedis(%v): %v", addrs, err)
 	}
 	tb.Cleanup(func() {
-		d, err := seen.OpenRedis(addrs, &seen.RedisOptions{Prefix: prefix})
+		d, err := redis.Open(addrs, &redis.Options{AnyParams: true, Prefix: prefix})
 		if err != nil {
 			tb.Errorf("cleanup: OpenRedis: %v", err)
 			return
@@ -151,24 +156,24 @@ func TestRedisClusterAutoDetect(t *testing.T) {
 
 func TestRedisOptions(t *testing.T) {
 	for _, p := range []string{"a{b", "a}b"} {
-		if _, err := seen.OpenRedis([]string{"127.0.0.1:1"}, &seen.RedisOptions{Prefix: p}); err == nil {
+		if _, err := redis.Open([]string{"127.0.0.1:1"}, &redis.Options{AnyParams: true, Prefix: p}); err == nil {
 			t.Errorf("OpenRedis with prefix %q: no error", p)
 		}
 	}
-	if _, err := seen.OpenRedis(nil, nil); err == nil {
+	if _, err := redis.Open(nil, anyParams); err == nil {
 		t.Error("OpenRedis(nil): no error")
 	}
 	for _, addrs := range [][]string{{""}, {"127.0.0.1:1", ""}} {
-		if _, err := seen.OpenRedis(addrs, nil); err == nil || !strings.Contains(err.Error(), "is empty") {
+		if _, err := redis.Open(addrs, anyParams); err == nil || !strings.Contains(err.Error(), "is empty") {
 			t.Errorf("OpenRedis(%q): err = %v, want an empty address refused", addrs, err)
 		}
 	}
-	if _, err := seen.OpenRedis([]string{"127.0.0.1:1", "127.0.0.1:2"}, &seen.RedisOptions{Mode: seen.RedisStandalone}); err == nil {
+	if _, err := redis.Open([]string{"127.0.0.1:1", "127.0.0.1:2"}, &redis.Options{AnyParams: true, Mode: redis.Standalone}); err == nil {
 		t.Error("OpenRedis standalone with 2 addresses: no error")
 	}
 	// Nothing listens on port 1: a clear error, quickly.
 	start := time.Now()
-	if _, err := seen.OpenRedis([]string{"127.0.0.1:1"}, &seen.RedisOptions{DialTimeout: time.Second}); err == nil {
+	if _, err := redis.Open([]string{"127.0.0.1:1"}, &redis.Options{AnyParams: true, DialTimeout: time.Second}); err == nil {
 		t.Error("OpenRedis(127.0.0.1:1): no error")
 	} else if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("OpenRedis(127.0.0.1:1) took %v to fail", d)
@@ -337,7 +342,7 @@ func TestRedisKeyLayout(t *testing.T) {
 		t.Errorf("ShardKey(zero) = %q, want %q", got, want)
 	}
 	pipe := c.Pipeline()
-	slots := make([]*redis.IntCmd, 16384)
+	slots := make([]*goredis.IntCmd, 16384)
 	for s := range slots {
 		k[0], k[1] = byte(s), byte(s>>8)
 		k[1] |= 0xc0 // bits above the 14 slot bits do not matter
@@ -358,13 +363,13 @@ func TestRedisKeyLayout(t *testing.T) {
 	if err := r.AddBatch(keys, make([]bool, len(keys))); err != nil {
 		t.Fatal(err)
 	}
-	cc, ok := c.(*redis.ClusterClient)
+	cc, ok := c.(*goredis.ClusterClient)
 	if !ok {
-		t.Fatalf("Client() is %T, want *redis.ClusterClient", c)
+		t.Fatalf("Client() is %T, want *goredis.ClusterClient", c)
 	}
 	var mu sync.Mutex
 	perMaster := map[string]int{}
-	err := cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+	err := cc.ForEachMaster(ctx, func(ctx context.Context, m *goredis.Client) error {
 		n := 0
 		iter := m.Scan(ctx, 0, prefix+"*", 1000).Iterator()
 		for iter.Next(ctx) {
@@ -578,10 +583,10 @@ func redisClientCPU() int64 {
 
 // redisServerCPU is the CPU time (used_cpu_user + used_cpu_sys) of the server,
 // or of all masters of a cluster, in ns; 0 on error.
-func redisServerCPU(b *testing.B, s *seen.Redis) int64 {
+func redisServerCPU(b *testing.B, s *redis.Set) int64 {
 	ctx := b.Context()
 	var total atomic.Int64
-	one := func(ctx context.Context, c *redis.Client) error {
+	one := func(ctx context.Context, c *goredis.Client) error {
 		info, err := c.Info(ctx, "cpu").Result()
 		if err != nil {
 			return err
@@ -597,9 +602,9 @@ func redisServerCPU(b *testing.B, s *seen.Redis) int64 {
 	}
 	var err error
 	switch c := s.Client().(type) {
-	case *redis.Client:
+	case *goredis.Client:
 		err = one(ctx, c)
-	case *redis.ClusterClient:
+	case *goredis.ClusterClient:
 		err = c.ForEachMaster(ctx, one)
 	}
 	if err != nil {
@@ -610,7 +615,7 @@ func redisServerCPU(b *testing.B, s *seen.Redis) int64 {
 
 // redisUsedMemory is the single server's INFO memory used_memory, or 0 for a
 // cluster or on error.
-func redisUsedMemory(b *testing.B, s *seen.Redis) int64 {
+func redisUsedMemory(b *testing.B, s *redis.Set) int64 {
 	if s.Cluster() {
 		return 0
 	}
@@ -635,10 +640,10 @@ func TestRedisParams(t *testing.T) {
 	redisBackends(t, func(t *testing.T, addrs []string) {
 		p1 := seen.Params{"key": "1a2b", "level": "scheme"}
 		where := strings.Join(addrs, ",")
-		open := func(prefix string, p seen.Params) (*seen.Redis, error) {
-			return seen.OpenRedis(addrs, &seen.RedisOptions{Prefix: prefix, Params: p})
+		open := func(prefix string, p seen.Params) (*redis.Set, error) {
+			return redis.Open(addrs, &redis.Options{Prefix: prefix, Params: p, AnyParams: p == nil})
 		}
-		mustOpen := func(t *testing.T, prefix string, p seen.Params) *seen.Redis {
+		mustOpen := func(t *testing.T, prefix string, p seen.Params) *redis.Set {
 			t.Helper()
 			r, err := open(prefix, p)
 			if err != nil {
@@ -680,7 +685,7 @@ func TestRedisParams(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("err = %v, want a *ParamsError", err)
 			}
-			if want := "seen: redis set " + strconv.Quote(prefix) + " on " + where + " was made with key=1a2b, level=scheme; this run asks for key=9f8e, level=crawler"; err.Error() != want {
+			if want := "seen: redis set " + strconv.Quote(prefix) + " on " + where + " was made with key=1a2b, level=scheme; this run asks for key=9f8e, level=crawler: open it with what it was made with, or use another set"; err.Error() != want {
 				t.Errorf("\nerr  = %s\nwant %s", err, want)
 			}
 			if pe.Stored["format"] != "uriscan/seen redis v1" || pe.Given["level"] != "crawler" {
@@ -760,7 +765,7 @@ func TestRedisParams(t *testing.T) {
 // server with a DB and a prefix in the URL, a cluster by its list of
 // seeds, by redis+cluster:// with one seed, and by one seed alone.
 func TestRedisURL(t *testing.T) {
-	use := func(t *testing.T, r *seen.Redis, prefix string) {
+	use := func(t *testing.T, r *redis.Set, prefix string) {
 		t.Helper()
 		if got := r.ShardKey(seen.Key{}); !strings.HasPrefix(got, prefix) {
 			t.Errorf("ShardKey = %q, want the prefix %q", got, prefix)
@@ -785,9 +790,15 @@ func TestRedisURL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	openURL := func(t *testing.T, spec string, o *seen.RedisOptions) *seen.Redis {
+	openURL := func(t *testing.T, spec string, o *redis.Options) *redis.Set {
 		t.Helper()
-		r, err := seen.OpenRedisURL(spec, o)
+		if o == nil {
+			o = &redis.Options{}
+		}
+		if o.Params == nil {
+			o.AnyParams = true
+		}
+		r, err := redis.OpenURL(spec, o)
 		if err != nil {
 			t.Fatalf("OpenRedisURL(%s): %v", spec, err)
 		}
@@ -797,11 +808,11 @@ func TestRedisURL(t *testing.T) {
 	t.Run("Single", func(t *testing.T) {
 		addr := redisAddrs(t, redisEnvSingle)[0]
 		prefix := redisPrefix(t)
-		r := openURL(t, "redis://"+addr+"/3?dial_timeout=2s&prefix="+url.QueryEscape(prefix), &seen.RedisOptions{Prefix: "ignored:"})
+		r := openURL(t, "redis://"+addr+"/3?dial_timeout=2s&prefix="+url.QueryEscape(prefix), &redis.Options{AnyParams: true, Prefix: "ignored:"})
 		if r.Cluster() {
 			t.Fatal("a single server opened as a cluster")
 		}
-		if db := r.Client().(*redis.Client).Options().DB; db != 3 {
+		if db := r.Client().(*goredis.Client).Options().DB; db != 3 {
 			t.Errorf("DB %d, want 3", db)
 		}
 		use(t, r, prefix)
@@ -814,14 +825,14 @@ func TestRedisURL(t *testing.T) {
 			"redis://" + addrs[0], // detected
 		} {
 			prefix := redisPrefix(t)
-			r := openURL(t, spec, &seen.RedisOptions{Prefix: prefix})
+			r := openURL(t, spec, &redis.Options{AnyParams: true, Prefix: prefix})
 			if !r.Cluster() {
 				t.Fatalf("OpenRedisURL(%s) did not make a cluster client", spec)
 			}
 			use(t, r, prefix)
 		}
 		// Standalone on a cluster node: refused for a cluster URL.
-		if _, err := seen.OpenRedisURL("redis+cluster://"+addrs[0], &seen.RedisOptions{Mode: seen.RedisStandalone}); err == nil {
+		if _, err := redis.OpenURL("redis+cluster://"+addrs[0], &redis.Options{AnyParams: true, Mode: redis.Standalone}); err == nil {
 			t.Error("redis+cluster:// with RedisStandalone: no error")
 		}
 	})
@@ -858,7 +869,7 @@ func BenchmarkRedisContains(b *testing.B) {
 					addrs := redisAddrs(b, be.env)
 					s := openRedis(b, addrs, redisPrefix(b))
 					defer s.Close()
-					seen.SetRedisContainsPerShard(s, perShard)
+					redis.SetContainsPerShard(s, perShard)
 					pre := redisRandomKeys(rand.New(rand.NewPCG(45, 46)), present)
 					if err := s.Insert(pre); err != nil {
 						b.Fatal(err)
@@ -907,7 +918,7 @@ func BenchmarkRedisInsert(b *testing.B) {
 // runRedisBench runs op b.N times on batches of batch keys from par
 // goroutines and reports keys/s, ns/key and the client and server CPU
 // time per key.
-func runRedisBench(b *testing.B, s *seen.Redis, par, batch int, op func(r *rand.Rand, keys []seen.Key, answers []bool) error) {
+func runRedisBench(b *testing.B, s *redis.Set, par, batch int, op func(r *rand.Rand, keys []seen.Key, answers []bool) error) {
 	srv0, cli0 := redisServerCPU(b, s), redisClientCPU()
 	var seq atomic.Uint64
 	var next atomic.Int64
@@ -946,9 +957,9 @@ func TestRedisContainsPerShard(t *testing.T) {
 	redisBackends(t, func(t *testing.T, addrs []string) {
 		s := openRedis(t, addrs, redisPrefix(t))
 		defer s.Close()
-		seen.SetRedisContainsPerShard(s, true)
+		redis.SetContainsPerShard(s, true)
 		r := rand.New(rand.NewPCG(47, 48))
-		keys := redisRandomKeys(r, seen.RedisPipelineChunk+3000)
+		keys := redisRandomKeys(r, redis.PipelineChunk+3000)
 		if err := s.Insert(keys[:5000]); err != nil {
 			t.Fatal(err)
 		}

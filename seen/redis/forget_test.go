@@ -1,6 +1,6 @@
 //go:build unix
 
-package seen_test
+package redis_test
 
 import (
 	"context"
@@ -12,16 +12,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/redis"
 )
 
 // openFilled opens a set on srv and inserts n random keys; the set is
 // closed when the test ends.
-func openFilled(t *testing.T, srv *redisServer, prefix string, rng *rand.Rand, n int) (*seen.Redis, []seen.Key) {
+func openFilled(t *testing.T, srv *redisServer, prefix string, rng *rand.Rand, n int) (*redis.Set, []seen.Key) {
 	t.Helper()
-	r, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: prefix, Timeout: 5 * time.Second})
+	r, err := redis.Open([]string{srv.addr}, &redis.Options{AnyParams: true, Prefix: prefix, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestRedisForgets(t *testing.T) {
 		}
 		// A process that opens the set anew gets a new identity; the
 		// stamp of the old one is refused.
-		r2, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: redisPrefix(t)})
+		r2, err := redis.Open([]string{srv.addr}, &redis.Options{AnyParams: true, Prefix: redisPrefix(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestRedisForgets(t *testing.T) {
 	t.Run("restarted from an older snapshot", func(t *testing.T) {
 		srv := newRedisServer(t, "--appendonly", "no") // what a restart loads is the last RDB snapshot
 		r, keys := openFilled(t, srv, redisPrefix(t), rng, 1000)
-		admin := redis.NewClient(&redis.Options{Addr: srv.addr})
+		admin := goredis.NewClient(&goredis.Options{Addr: srv.addr})
 		defer admin.Close()
 		if err := admin.Save(ctx).Err(); err != nil {
 			t.Fatal(err)
@@ -111,7 +112,7 @@ func TestRedisForgets(t *testing.T) {
 		srv := newRedisServer(t)
 		r, keys := openFilled(t, srv, redisPrefix(t), rng, 3000)
 		stamp := r.Stamp()
-		admin := redis.NewClient(&redis.Options{Addr: srv.addr})
+		admin := goredis.NewClient(&goredis.Options{Addr: srv.addr})
 		defer admin.Close()
 		// Another client deletes a shard (as an eviction would), and
 		// the set's connections are cut: it reconnects to the same
@@ -139,7 +140,7 @@ func TestRedisForgets(t *testing.T) {
 		if err := r.Contains(keys, has); err != nil { // the pool's connections made and checked
 			t.Fatal(err)
 		}
-		admin := redis.NewClient(&redis.Options{Addr: srv.addr})
+		admin := goredis.NewClient(&goredis.Options{Addr: srv.addr})
 		defer admin.Close()
 		if err := admin.FlushDB(ctx).Err(); err != nil {
 			t.Fatal(err)
@@ -155,7 +156,7 @@ func TestRedisForgets(t *testing.T) {
 		srv := newRedisServer(t)
 		prefix := redisPrefix(t)
 		r, _ := openFilled(t, srv, prefix, rng, 500)
-		other, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: prefix})
+		other, err := redis.Open([]string{srv.addr}, &redis.Options{AnyParams: true, Prefix: prefix})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package seen_test
+package disk_test
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/internal/testfs"
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/disk"
 )
 
 const (
@@ -43,7 +44,7 @@ func TestDiskFullChild(t *testing.T) {
 		fmt.Printf("err %s: %v\n", what, err)
 		os.Exit(3)
 	}
-	d, err := seen.OpenDisk(dir, nil)
+	d, err := disk.Open(dir, anyParams)
 	if err != nil {
 		fail("open", err)
 	}

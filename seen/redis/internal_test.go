@@ -1,4 +1,4 @@
-package seen
+package redis
 
 import (
 	"context"
@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/uriscan/uriscan/seen"
 )
 
 // fakeRedisError is a server reply error, as go-redis returns them.
@@ -35,7 +37,7 @@ func TestRedisTransient(t *testing.T) {
 		{io.EOF, true},
 		{io.ErrUnexpectedEOF, true},
 		{context.DeadlineExceeded, true},
-		{redis.ErrPoolTimeout, true},
+		{goredis.ErrPoolTimeout, true},
 		{syscall.EPIPE, true},
 		{&net.DNSError{Err: "server misbehaving", Name: "h", IsTemporary: true}, true},
 		{fakeRedisError("LOADING Redis is loading the dataset in memory"), true},
@@ -54,8 +56,8 @@ func TestRedisTransient(t *testing.T) {
 		{fakeRedisError("BUSYGROUP Consumer Group name already exists"), false},
 		{fakeRedisError("ERR unknown command"), false},
 		{&net.DNSError{Err: "no such host", Name: "h", IsNotFound: true}, false},
-		{redis.ErrClosed, false},
-		{ErrClosed, false},
+		{goredis.ErrClosed, false},
+		{seen.ErrClosed, false},
 		{context.Canceled, false},
 		{errors.New("x509: certificate signed by unknown authority"), false},
 		{errors.Join(io.EOF, fakeRedisError("WRONGTYPE x")), false},
@@ -68,10 +70,10 @@ func TestRedisTransient(t *testing.T) {
 }
 
 func TestRedisRetryWaits(t *testing.T) {
-	r := &Redis{backoff: DefaultRedisRetryBackoff, backoffX: DefaultRedisMaxRetryBackoff}
+	r := &Set{backoff: DefaultRetryBackoff, backoffX: DefaultMaxRetryBackoff}
 	var got []time.Duration
 	var total time.Duration
-	for n := 1; n <= DefaultRedisRetries; n++ {
+	for n := 1; n <= DefaultRetries; n++ {
 		got = append(got, r.wait(n))
 		total += r.wait(n)
 	}
@@ -83,16 +85,16 @@ func TestRedisRetryWaits(t *testing.T) {
 	if total != 11150*ms {
 		t.Errorf("default waits add up to %v, want 11.15s (as documented)", total)
 	}
-	r = &Redis{backoff: 30 * ms, backoffX: 100 * ms}
+	r = &Set{backoff: 30 * ms, backoffX: 100 * ms}
 	if got := []time.Duration{r.wait(1), r.wait(2), r.wait(3), r.wait(4), r.wait(1000)}; fmt.Sprint(got) != fmt.Sprint([]time.Duration{30 * ms, 60 * ms, 100 * ms, 100 * ms, 100 * ms}) {
 		t.Errorf("waits from 30ms to 100ms = %v", got)
 	}
 }
 
-// TestRedisURLTarget checks how OpenRedisURL maps URLs and options onto
+// TestRedisURLTarget checks how OpenURL maps URLs and options onto
 // go-redis options, without connecting.
 func TestRedisURLTarget(t *testing.T) {
-	target := func(spec string, o RedisOptions) (redisTarget, RedisOptions, error) {
+	target := func(spec string, o Options) (redisTarget, Options, error) {
 		u, err := parseRedisURL(spec)
 		if err != nil {
 			return redisTarget{}, o, err
@@ -118,7 +120,7 @@ func TestRedisURLTarget(t *testing.T) {
 	}
 	for _, c := range []struct {
 		spec   string
-		o      RedisOptions
+		o      Options
 		want   single
 		prefix string
 	}{
@@ -128,12 +130,12 @@ func TestRedisURLTarget(t *testing.T) {
 		{spec: "rediss://h:6380", want: single{"h:6380", "", "", 0, 0, 0, "h", true}},
 		{spec: "redis://[::1]:7000", want: single{"[::1]:7000", "", "", 0, 0, 0, "-", true}},
 		// Options fill in what the URL leaves unset...
-		{spec: "redis://h", o: RedisOptions{Username: "a", Password: "b", DB: 3, DialTimeout: time.Second, PoolSize: 7, Prefix: "o:"},
+		{spec: "redis://h", o: Options{Username: "a", Password: "b", DB: 3, DialTimeout: time.Second, PoolSize: 7, Prefix: "o:"},
 			want: single{"h:6379", "a", "b", 3, time.Second, 7, "-", true}, prefix: "o:"},
 		// ... and the URL wins.
-		{spec: "redis://x:y@h/1?pool_size=2&dial_timeout=2&prefix=u:", o: RedisOptions{Username: "a", Password: "b", DB: 3, DialTimeout: time.Second, PoolSize: 7, Prefix: "o:"},
+		{spec: "redis://x:y@h/1?pool_size=2&dial_timeout=2&prefix=u:", o: Options{Username: "a", Password: "b", DB: 3, DialTimeout: time.Second, PoolSize: 7, Prefix: "o:"},
 			want: single{"h:6379", "x", "y", 1, 2 * time.Second, 2, "-", true}, prefix: "u:"},
-		{spec: "redis://h:1", o: RedisOptions{Mode: RedisStandalone}, want: single{"h:1", "", "", 0, 0, 0, "-", false}},
+		{spec: "redis://h:1", o: Options{Mode: Standalone}, want: single{"h:1", "", "", 0, 0, 0, "-", false}},
 	} {
 		tg, o, err := target(c.spec, c.o)
 		if err != nil {
@@ -154,7 +156,7 @@ func TestRedisURLTarget(t *testing.T) {
 
 	for _, c := range []struct {
 		spec     string
-		o        RedisOptions
+		o        Options
 		addrs    string
 		user, pw string
 		tls      string
@@ -163,7 +165,7 @@ func TestRedisURLTarget(t *testing.T) {
 		{spec: "redis://h1:7000,h2/0", addrs: "[h1:7000 h2:6379]", tls: "-"},
 		{spec: "redis+cluster://h1:7000", addrs: "[h1:7000]", tls: "-"},
 		{spec: "rediss+cluster://:pw@h1:1,h2:2", addrs: "[h1:1 h2:2]", pw: "pw", tls: "h1"},
-		{spec: "redis://h", o: RedisOptions{Mode: RedisCluster, Password: "b"}, addrs: "[h:6379]", pw: "b", tls: "-"},
+		{spec: "redis://h", o: Options{Mode: Cluster, Password: "b"}, addrs: "[h:6379]", pw: "b", tls: "-"},
 	} {
 		tg, _, err := target(c.spec, c.o)
 		if err != nil {
@@ -183,13 +185,13 @@ func TestRedisURLTarget(t *testing.T) {
 			t.Errorf("%s: addrs %s user %q password %q tls %q; want %s %q %q %q", c.spec, got, co.Username, co.Password, tls, c.addrs, c.user, c.pw, c.tls)
 		}
 	}
-	if tg, _, err := target("redis+cluster://h?read_only=true&route_randomly=1", RedisOptions{}); err != nil || !tg.cluster.ReadOnly || !tg.cluster.RouteRandomly {
+	if tg, _, err := target("redis+cluster://h?read_only=true&route_randomly=1", Options{}); err != nil || !tg.cluster.ReadOnly || !tg.cluster.RouteRandomly {
 		t.Errorf("cluster query options: %v", err)
 	}
 
 	for _, c := range []struct {
 		spec string
-		o    RedisOptions
+		o    Options
 		want string
 	}{
 		{spec: "redis://h1:7000,", want: "host 2 of 2 in the list \"h1:7000,\" is empty"},
@@ -199,22 +201,22 @@ func TestRedisURLTarget(t *testing.T) {
 		{spec: "h:6379", want: "not a URL"},
 		{spec: "redis://h1:1,h2:1/3", want: "only DB 0"},
 		{spec: "redis+cluster://h/2", want: "only DB 0"},
-		{spec: "redis://h1:1,h2:1", o: RedisOptions{DB: 2}, want: "only DB 0"},
-		{spec: "redis://h1:1,h2:1", o: RedisOptions{Mode: RedisStandalone}, want: "RedisStandalone"},
+		{spec: "redis://h1:1,h2:1", o: Options{DB: 2}, want: "only DB 0"},
+		{spec: "redis://h1:1,h2:1", o: Options{Mode: Standalone}, want: "Standalone"},
 		{spec: "redis://h?bogus=1", want: "unexpected option: bogus"},
 		{spec: "redis+cluster://h?db=1", want: "unexpected option: db"},
 		{spec: "redis://h:70x0", want: "invalid port"},
 		{spec: "redis://h1:1,h2:x", want: `host "h2:x"`},
 		{spec: "redis://h#f", want: "fragment"},
 		{spec: "redis://h?a=%zz", want: "query"},
-		{spec: "redis://h", o: RedisOptions{TLSConfig: &tls.Config{}}, want: "not rediss"},
+		{spec: "redis://h", o: Options{TLSConfig: &tls.Config{}}, want: "not rediss"},
 	} {
 		_, _, err := target(c.spec, c.o)
 		if err == nil {
 			t.Errorf("%s: no error", c.spec)
 			continue
 		}
-		if !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "seen: OpenRedisURL ") {
+		if !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "seen: redis.OpenURL ") {
 			t.Errorf("%s: err = %q, want it to contain %q", c.spec, err, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package seen_test
+package disk_test
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/disk"
 )
 
 const (
@@ -39,8 +40,8 @@ func TestDiskDamageChild(t *testing.T) {
 	from, _ := strconv.Atoi(os.Getenv(damageEnvFrom))
 	// The state file's count after every commit, not once a second: the
 	// child runs for less than a second.
-	seen.SetDiskStateEvery(0)
-	d, err := seen.OpenDisk(dir, &seen.DiskOptions{MemTableSize: 1 << 20})
+	disk.SetStateEvery(0)
+	d, err := disk.Open(dir, &disk.Options{MemTableSize: 1 << 20, AnyParams: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
@@ -229,9 +230,9 @@ func TestDiskDamage(t *testing.T) {
 				if mode == "exit" {
 					want = dm.exit
 				}
-				d, err := seen.OpenDisk(dir, nil)
+				d, err := disk.Open(dir, anyParams)
 				if err != nil {
-					if !errors.Is(err, seen.ErrLost) && !errors.Is(err, seen.ErrDamaged) {
+					if !errors.Is(err, seen.ErrLost) && !errors.Is(err, disk.ErrDamaged) {
 						t.Fatalf("damaged %s: refused without saying why: %v", filepath.Base(what), err)
 					}
 					if want != refused && want != either {

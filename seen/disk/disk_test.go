@@ -1,4 +1,4 @@
-package seen_test
+package disk_test
 
 import (
 	"bufio"
@@ -19,12 +19,17 @@ import (
 
 	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/disk"
 	"github.com/uriscan/uriscan/seen/settest"
 )
 
-func openDisk(t testing.TB, dir string, opts *seen.DiskOptions) *seen.Disk {
+// anyParams opens a set whatever it records (the tests that are not
+// about Params).
+var anyParams = &disk.Options{AnyParams: true}
+
+func openDisk(t testing.TB, dir string, opts *disk.Options) *disk.Set {
 	t.Helper()
-	d, err := seen.OpenDisk(dir, opts)
+	d, err := disk.Open(dir, opts)
 	if err != nil {
 		t.Fatalf("OpenDisk(%s): %v", dir, err)
 	}
@@ -33,7 +38,7 @@ func openDisk(t testing.TB, dir string, opts *seen.DiskOptions) *seen.Disk {
 
 func TestDisk(t *testing.T) {
 	settest.Run(t, func(t *testing.T) seen.Set {
-		return openDisk(t, t.TempDir(), nil)
+		return openDisk(t, t.TempDir(), anyParams)
 	})
 }
 
@@ -68,7 +73,7 @@ func TestDiskReopen(t *testing.T) {
 	for _, noSync := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoSync=%v", noSync), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "set") // OpenDisk creates it
-			opts := &seen.DiskOptions{NoSync: noSync}
+			opts := &disk.Options{NoSync: noSync, AnyParams: true}
 			r := rand.New(rand.NewPCG(5, 6))
 			var keys []seen.Key
 			for range 5000 {
@@ -87,7 +92,7 @@ func TestDiskReopen(t *testing.T) {
 				t.Fatalf("Len = %d, want %d", n, len(keys))
 			}
 			// The directory is locked while open.
-			if d2, err := seen.OpenDisk(dir, opts); err == nil {
+			if d2, err := disk.Open(dir, opts); err == nil {
 				d2.Close()
 				t.Fatal("a second OpenDisk of an open directory succeeded")
 			}
@@ -141,8 +146,8 @@ func TestDiskForeignStore(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d, err := seen.OpenDisk(dir, nil)
-	if !errors.Is(err, seen.ErrNotDiskSet) {
+	d, err := disk.Open(dir, anyParams)
+	if !errors.Is(err, disk.ErrNotSet) {
 		if err == nil {
 			d.Close()
 		}
@@ -197,7 +202,7 @@ func TestDiskCrashChild(t *testing.T) {
 		t.Skip("helper process for TestDiskCrash")
 	}
 	mode := os.Getenv(crashEnvMode)
-	d, err := seen.OpenDisk(dir, nil)
+	d, err := disk.Open(dir, anyParams)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
@@ -235,7 +240,7 @@ func TestDiskCrash(t *testing.T) {
 
 func testDiskCrash(t *testing.T, mode string) {
 	dir := t.TempDir()
-	d := openDisk(t, dir, nil)
+	d := openDisk(t, dir, anyParams)
 	var pre []seen.Key
 	for i := range crashPrepop {
 		pre = append(pre, crashPrepopKey(i))
@@ -328,7 +333,7 @@ func testDiskCrash(t *testing.T, mode string) {
 		}
 	}
 
-	d = openDisk(t, dir, nil)
+	d = openDisk(t, dir, anyParams)
 	defer d.Close()
 	n := d.Len()
 	base := int64(crashPrepop + len(printed))
@@ -363,7 +368,7 @@ func BenchmarkDiskAddBatch(b *testing.B) {
 	const batch = 1000
 	for _, mode := range []string{"new", "mixed", "seen"} {
 		b.Run(mode, func(b *testing.B) {
-			d := openDisk(b, b.TempDir(), nil)
+			d := openDisk(b, b.TempDir(), anyParams)
 			defer d.Close()
 			r := rand.New(rand.NewPCG(8, 9))
 			var old []seen.Key
@@ -403,7 +408,7 @@ func BenchmarkDiskAddBatch(b *testing.B) {
 
 // BenchmarkDiskAdd adds new keys one at a time: one fsync per key.
 func BenchmarkDiskAdd(b *testing.B) {
-	d := openDisk(b, b.TempDir(), nil)
+	d := openDisk(b, b.TempDir(), anyParams)
 	defer d.Close()
 	r := rand.New(rand.NewPCG(10, 11))
 	for b.Loop() {
@@ -425,7 +430,7 @@ func TestDiskInsertReopen(t *testing.T) {
 	for range 3000 {
 		keys = append(keys, dkey(r.Uint64(), r.Uint64()))
 	}
-	d := openDisk(t, dir, nil)
+	d := openDisk(t, dir, anyParams)
 	addAll(t, d, keys[:500])
 	batch := append(append([]seen.Key{}, keys...), keys[:1000]...) // repeats, and 500 recorded already
 	if err := d.Insert(batch); err != nil {
@@ -437,7 +442,7 @@ func TestDiskInsertReopen(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d = openDisk(t, dir, nil)
+	d = openDisk(t, dir, anyParams)
 	defer d.Close()
 	if n := d.Len(); n != int64(len(keys)) {
 		t.Fatalf("Len after reopen = %d, want %d", n, len(keys))
@@ -462,12 +467,30 @@ func TestDiskInsertReopen(t *testing.T) {
 
 // TestDiskParams: a set records the Params it was made with, and opening
 // it with other Params fails, naming every difference.
+// TestDiskNilParams: a set is not opened without Params (how its keys
+// are made), unless AnyParams says to take it whatever it records.
+func TestDiskNilParams(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "set")
+	for _, opts := range []*disk.Options{nil, {NoSync: true}} {
+		if d, err := disk.Open(dir, opts); err == nil || !strings.Contains(err.Error(), "no Params") {
+			if d != nil {
+				d.Close()
+			}
+			t.Fatalf("Open with %+v: %v, want a refusal for nil Params", opts, err)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the refused Open made the directory: %v", err)
+	}
+	openDisk(t, dir, anyParams).Close()
+}
+
 func TestDiskParams(t *testing.T) {
 	p1 := seen.Params{"key": "1a2b", "level": "scheme"}
-	open := func(dir string, p seen.Params) (*seen.Disk, error) {
-		return seen.OpenDisk(dir, &seen.DiskOptions{Params: p})
+	open := func(dir string, p seen.Params) (*disk.Set, error) {
+		return disk.Open(dir, &disk.Options{Params: p, AnyParams: p == nil})
 	}
-	mustOpen := func(t *testing.T, dir string, p seen.Params) *seen.Disk {
+	mustOpen := func(t *testing.T, dir string, p seen.Params) *disk.Set {
 		t.Helper()
 		d, err := open(dir, p)
 		if err != nil {
@@ -540,7 +563,11 @@ func TestDiskParams(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("Params %v: err = %v, want a *ParamsError", c.given, err)
 			}
-			if want := "seen: disk set " + dir + " " + c.msg; err.Error() != want {
+			want := "seen: disk set " + dir + " " + c.msg
+			if strings.Contains(c.msg, "this run asks for") {
+				want += ": open it with what it was made with, or use another set"
+			}
+			if err.Error() != want {
 				t.Errorf("Params %v:\nerr  = %s\nwant %s", c.given, err, want)
 			}
 			if pe.Stored["level"] != "scheme" || pe.Stored["format"] != "uriscan/seen disk v1" || pe.Given["format"] != "uriscan/seen disk v1" {
@@ -621,7 +648,7 @@ func TestDiskLockChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process for TestDiskLocked")
 	}
-	d, err := seen.OpenDisk(dir, nil)
+	d, err := disk.Open(dir, anyParams)
 	if err != nil {
 		fmt.Println("child:", err)
 		os.Exit(2)
@@ -637,9 +664,9 @@ func TestDiskLockChild(t *testing.T) {
 // Once the other process has ended, the set opens.
 func TestDiskLocked(t *testing.T) {
 	dir := t.TempDir()
-	d := openDisk(t, dir, nil)
-	_, err := seen.OpenDisk(dir, nil)
-	if !errors.Is(err, seen.ErrLocked) {
+	d := openDisk(t, dir, anyParams)
+	_, err := disk.Open(dir, anyParams)
+	if !errors.Is(err, disk.ErrLocked) {
 		t.Fatalf("second OpenDisk in this process: err = %v, want ErrLocked", err)
 	}
 	if want := "seen: disk set " + dir + " is in use: already open in this process"; err.Error() != want {
@@ -672,12 +699,12 @@ func TestDiskLocked(t *testing.T) {
 	if line != "locked\n" {
 		t.Fatalf("child: %q, %v\n%s", line, err, stderr.String())
 	}
-	d2, err := seen.OpenDisk(dir, nil)
+	d2, err := disk.Open(dir, anyParams)
 	if err == nil {
 		d2.Close()
 		t.Fatal("OpenDisk of a set open in another process succeeded")
 	}
-	if !errors.Is(err, seen.ErrLocked) {
+	if !errors.Is(err, disk.ErrLocked) {
 		t.Fatalf("OpenDisk of a set open in another process: err = %v, want ErrLocked", err)
 	}
 	if want := "seen: disk set " + dir + " is in use by another process"; err.Error() != want {
@@ -687,5 +714,5 @@ func TestDiskLocked(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("child: %v\n%s", err, stderr.String())
 	}
-	openDisk(t, dir, nil).Close()
+	openDisk(t, dir, anyParams).Close()
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package seen_test
+package redis_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/redis"
 )
 
 // captureStderr runs f with file descriptor 2, and the standard logger,
@@ -55,9 +55,9 @@ func captureStderr(t *testing.T, f func()) string {
 func TestRedisQuiet(t *testing.T) {
 	var errs []error
 	out := captureStderr(t, func() {
-		_, err := seen.OpenRedisURL("redis://u:s3cr3t-pw@127.0.0.1:1/0?max_retries=-1", &seen.RedisOptions{DialTimeout: time.Second})
+		_, err := redis.OpenURL("redis://u:s3cr3t-pw@127.0.0.1:1/0?max_retries=-1", &redis.Options{AnyParams: true, DialTimeout: time.Second})
 		errs = append(errs, err)
-		_, err = seen.OpenRedis([]string{"127.0.0.1:1", "127.0.0.1:2"}, &seen.RedisOptions{DialTimeout: time.Second})
+		_, err = redis.Open([]string{"127.0.0.1:1", "127.0.0.1:2"}, &redis.Options{AnyParams: true, DialTimeout: time.Second})
 		errs = append(errs, err)
 	})
 	if out != "" {

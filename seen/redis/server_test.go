@@ -1,6 +1,6 @@
 //go:build unix
 
-package seen_test
+package redis_test
 
 import (
 	"bufio"
@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/redis"
 )
 
 // redisServer is a redis-server of the test's own on a free loopback
@@ -147,7 +148,7 @@ func faultKeys(r *rand.Rand, n, old int, pool []seen.Key) []seen.Key {
 func TestRedisFaultRestart(t *testing.T) {
 	redisSkipShort(t)
 	srv := newRedisServer(t)
-	r, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: redisPrefix(t), Timeout: 5 * time.Second})
+	r, err := redis.Open([]string{srv.addr}, &redis.Options{AnyParams: true, Prefix: redisPrefix(t), Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,13 +254,13 @@ func TestRedisFaultRestart(t *testing.T) {
 func TestRedisFaultDown(t *testing.T) {
 	redisSkipShort(t)
 	srv := newRedisServer(t)
-	opts := &seen.RedisOptions{Prefix: redisPrefix(t), Retries: 4, RetryBackoff: 20 * time.Millisecond, MaxRetryBackoff: 100 * time.Millisecond, Timeout: 5 * time.Second}
-	r, err := seen.OpenRedis([]string{srv.addr}, opts)
+	opts := &redis.Options{AnyParams: true, Prefix: redisPrefix(t), Retries: 4, RetryBackoff: 20 * time.Millisecond, MaxRetryBackoff: 100 * time.Millisecond, Timeout: 5 * time.Second}
+	r, err := redis.Open([]string{srv.addr}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	slow, err := seen.OpenRedis([]string{srv.addr}, &seen.RedisOptions{Prefix: opts.Prefix, RetryBackoff: 2 * time.Second})
+	slow, err := redis.Open([]string{srv.addr}, &redis.Options{AnyParams: true, Prefix: opts.Prefix, RetryBackoff: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,20 +344,20 @@ func TestRedisPasswordServer(t *testing.T) {
 	}
 
 	other := newRedisServer(t, "--requirepass", "another-password")
-	_, err := seen.OpenRedisURL("redis://:"+pw+"@"+other.addr+"/0", nil)
+	_, err := redis.OpenURL("redis://:"+pw+"@"+other.addr+"/0", anyParams)
 	check("OpenRedisURL with a wrong password", err)
 	if err != nil && !strings.Contains(err.Error(), "WRONGPASS") {
 		t.Errorf("wrong password: err = %v, want WRONGPASS", err)
 	}
-	_, err = seen.OpenRedisURL("redis://default:"+pw+"@"+other.addr, &seen.RedisOptions{Mode: seen.RedisStandalone})
+	_, err = redis.OpenURL("redis://default:"+pw+"@"+other.addr, &redis.Options{AnyParams: true, Mode: redis.Standalone})
 	check("OpenRedisURL with a user and a wrong password", err)
-	_, err = seen.OpenRedis([]string{other.addr}, &seen.RedisOptions{Password: pw})
+	_, err = redis.Open([]string{other.addr}, &redis.Options{AnyParams: true, Password: pw})
 	check("OpenRedis with a wrong password", err)
 
 	srv := newRedisServer(t, "--requirepass", pw)
-	_, err = seen.OpenRedisURL("redis://"+srv.addr, nil)
+	_, err = redis.OpenURL("redis://"+srv.addr, anyParams)
 	check("OpenRedisURL without the password", err)
-	r, err := seen.OpenRedisURL("redis://:"+pw+"@"+srv.addr+"/0?prefix="+redisPrefix(t), &seen.RedisOptions{Retries: 1, RetryBackoff: time.Millisecond})
+	r, err := redis.OpenURL("redis://:"+pw+"@"+srv.addr+"/0?prefix="+redisPrefix(t), &redis.Options{AnyParams: true, Retries: 1, RetryBackoff: time.Millisecond})
 	if err != nil {
 		t.Fatalf("OpenRedisURL with the password: %v", err)
 	}
@@ -401,7 +402,7 @@ func TestRedisNotRetried(t *testing.T) {
 	prefix := redisPrefix(t)
 	r := openRedis(t, addrs, prefix)
 	defer r.Close()
-	r2, err := seen.OpenRedis(addrs, &seen.RedisOptions{Prefix: prefix, RetryBackoff: time.Second})
+	r2, err := redis.Open(addrs, &redis.Options{AnyParams: true, Prefix: prefix, RetryBackoff: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package seen_test
+package disk_test
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/disk"
 )
 
 // dirBytes is the size of dir's files.
@@ -42,7 +43,7 @@ func BenchmarkDiskFootprint(b *testing.B) {
 			b.SetBytes(int64(n) * int64(len(seen.Key{})))
 			for range b.N {
 				dir := filepath.Join(b.TempDir(), "set")
-				d, err := seen.OpenDisk(dir, nil)
+				d, err := disk.Open(dir, anyParams)
 				if err != nil {
 					b.Fatal(err)
 				}

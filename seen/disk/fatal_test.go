@@ -1,4 +1,4 @@
-package seen_test
+package disk_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/disk"
 )
 
 // opIf is an errorfs predicate.
@@ -41,9 +42,9 @@ func TestDiskFatal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			toggle := &errorfs.Toggle{Injector: errorfs.ErrInjected.If(tc.on)}
-			seen.SetDiskFS(errorfs.Wrap(vfs.Default, toggle))
-			defer seen.SetDiskFS(nil)
-			d, err := seen.OpenDisk(filepath.Join(t.TempDir(), "set"), &seen.DiskOptions{MemTableSize: tc.memtable})
+			disk.SetFS(errorfs.Wrap(vfs.Default, toggle))
+			defer disk.SetFS(nil)
+			d, err := disk.Open(filepath.Join(t.TempDir(), "set"), &disk.Options{MemTableSize: tc.memtable, AnyParams: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,11 +1,11 @@
-package seen_test
+package redis_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/redis"
 )
 
 func TestRedactURL(t *testing.T) {
@@ -22,7 +22,7 @@ func TestRedactURL(t *testing.T) {
 		{"redis://h1:7000,h2:7001", "redis://h1:7000,h2:7001"},
 		{"", ""},
 	} {
-		if got := seen.RedactURL(c.in); got != c.want {
+		if got := redis.RedactURL(c.in); got != c.want {
 			t.Errorf("RedactURL(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -48,23 +48,23 @@ func TestRedisURLNoPassword(t *testing.T) {
 	} {
 		t.Run("", func(t *testing.T) {
 			t.Parallel()
-			r, err := seen.OpenRedisURL(spec, &seen.RedisOptions{DialTimeout: time.Second})
+			r, err := redis.OpenURL(spec, &redis.Options{AnyParams: true, DialTimeout: time.Second})
 			if err == nil {
 				r.Close()
-				t.Fatalf("OpenRedisURL(%s) succeeded", seen.RedactURL(spec))
+				t.Fatalf("OpenRedisURL(%s) succeeded", redis.RedactURL(spec))
 			}
 			if strings.Contains(err.Error(), "s3cr3t") {
-				t.Errorf("OpenRedisURL(%s): the error holds the password: %v", seen.RedactURL(spec), err)
+				t.Errorf("OpenRedisURL(%s): the error holds the password: %v", redis.RedactURL(spec), err)
 			}
-			if !strings.HasPrefix(err.Error(), "seen: OpenRedisURL ") || !strings.Contains(err.Error(), "***") {
-				t.Errorf("OpenRedisURL(%s): err = %v, want it to name the redacted URL", seen.RedactURL(spec), err)
+			if !strings.HasPrefix(err.Error(), "seen: redis.OpenURL ") || !strings.Contains(err.Error(), "***") {
+				t.Errorf("OpenRedisURL(%s): err = %v, want it to name the redacted URL", redis.RedactURL(spec), err)
 			}
-			t.Logf("%s: %v", seen.RedactURL(spec), err)
+			t.Logf("%s: %v", redis.RedactURL(spec), err)
 		})
 	}
 	t.Run("OpenRedis", func(t *testing.T) {
 		t.Parallel()
-		_, err := seen.OpenRedis([]string{"127.0.0.1:1"}, &seen.RedisOptions{Password: pw, DialTimeout: time.Second})
+		_, err := redis.Open([]string{"127.0.0.1:1"}, &redis.Options{AnyParams: true, Password: pw, DialTimeout: time.Second})
 		if err == nil || strings.Contains(err.Error(), pw) {
 			t.Errorf("OpenRedis with a password: err = %v, want an error without the password", err)
 		}
@@ -87,15 +87,15 @@ func TestRedisURLNoHost(t *testing.T) {
 		{"rediss+cluster://u:s3cr3t-pw@:7000", "names no host"},
 		{"redis://:s3cr3t-pw@h1:1,:2", `host ":2" is not host[:port]`},
 	} {
-		r, err := seen.OpenRedisURL(c.spec, &seen.RedisOptions{DialTimeout: time.Second})
+		r, err := redis.OpenURL(c.spec, &redis.Options{AnyParams: true, DialTimeout: time.Second})
 		if err == nil {
 			r.Close()
-			t.Errorf("OpenRedisURL(%s) succeeded", seen.RedactURL(c.spec))
+			t.Errorf("OpenRedisURL(%s) succeeded", redis.RedactURL(c.spec))
 			continue
 		}
-		if msg := err.Error(); !strings.HasPrefix(msg, "seen: OpenRedisURL "+seen.RedactURL(c.spec)+": ") ||
+		if msg := err.Error(); !strings.HasPrefix(msg, "seen: redis.OpenURL "+redis.RedactURL(c.spec)+": ") ||
 			!strings.Contains(msg, c.want) || strings.Contains(msg, "s3cr3t") {
-			t.Errorf("OpenRedisURL(%s): %v, want %q (and the password redacted)", seen.RedactURL(c.spec), err, c.want)
+			t.Errorf("OpenRedisURL(%s): %v, want %q (and the password redacted)", redis.RedactURL(c.spec), err, c.want)
 		}
 	}
 }

@@ -1,4 +1,7 @@
-package seen
+// Package redis is a seen-set kept in a Redis (or Valkey) server or a
+// Redis Cluster, through go-redis, so that many processes on many
+// machines share one set. See Set.
+package redis
 
 import (
 	"cmp"
@@ -16,14 +19,17 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/seen/internal/store"
 )
 
-// Redis is a Set kept in a Redis (or Valkey) server or Redis Cluster, so
+// Set is a seen.Set kept in a Redis (or Valkey) server or Redis Cluster, so
 // that many processes on many machines share one set: a key added by any of
 // them is seen by all.
 //
-// # Key layout
+// # seen.Key layout
 //
 // The set is split into 16384 shards, one per Redis Cluster hash slot. Shard
 // s is a Redis set stored under the Redis key
@@ -40,10 +46,10 @@ import (
 // in it as a member of 16 raw bytes, the key itself. Every writer that
 // shares a set must use the same Prefix and the same HighwayHash key (see
 // package normalize); the layout above is fixed so that versions agree.
-// When RedisOptions.Params is given, the set's Params are a JSON object in
-// the string key Prefix + "params" (see Params). The set's identity (see
-// Stamp) is the string key Prefix + "id", 32 hex digits set (SET NX) by
-// the first OpenRedis.
+// When Options.Params is given, the set's seen.Params are a JSON object in
+// the string key Prefix + "params" (see seen.Params). The set's identity (see
+// seen.Stamp) is the string key Prefix + "id", 32 hex digits set (SET NX) by
+// the first Open.
 //
 // # A server that forgets
 //
@@ -55,16 +61,16 @@ import (
 // updates atomically with each SADD) plus every key this process's SADDs
 // added (their replies). Every pipeline of Add, AddBatch, Contains and
 // Insert ends with a GET of the identity record, and the call fails with
-// a *LostError (ErrLost) if it is not the one
+// a *seen.LostError (seen.ErrLost) if it is not the one
 // read at open: a database flushed, a server restarted empty, one behind
 // a proxy that came back empty. Whenever go-redis has connected to a
 // server process it had not met since the last check (a reconnect after
 // a restart, told by the server's run_id; the first connection to a
 // cluster node), the call also checks that the count is not below the floor
 // (one pipeline of 16384 SCARDs, 10-30 milliseconds on loopback), which
-// sees a server restarted from an older snapshot. After a *LostError
+// sees a server restarted from an older snapshot. After a *seen.LostError
 // every later call fails the same way. So a call whose answers came from
-// a server that forgot is never returned as a success. Stamp and Check
+// a server that forgot is never returned as a success. seen.Stamp and Check
 // carry the same check across processes (a checkpoint). What the checks
 // cannot see: keys evicted (maxmemory) or deleted while the identity
 // record stays and no connection is made, until the next reconnect or
@@ -80,10 +86,10 @@ import (
 // a key. AddBatch sends one SADD per key, pipelined: it answers repeats
 // within the batch itself (a key's later occurrences are not new, whatever
 // the server says about the first), splits the distinct keys into up to
-// RedisOptions.Pipelines parts of at least 256 keys, and sends the parts as
+// Options.Pipelines parts of at least 256 keys, and sends the parts as
 // concurrent pipelines on separate connections, so that building one
 // overlaps with the server executing another; batches longer than
-// RedisPipelineChunk keys are sent a chunk after another. With a cluster,
+// PipelineChunk keys are sent a chunk after another. With a cluster,
 // go-redis further splits each pipeline by node and sends the node parts
 // in parallel. Contains sends one SISMEMBER per distinct key and Insert one
 // SADD per distinct key, pipelined in the same way. Len is the sum of
@@ -106,8 +112,8 @@ import (
 // transient error (a network error, a timeout, a closed connection, or a
 // server reply LOADING, BUSY, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, READONLY,
 // NOREPLICAS or "max number of clients reached") the chunk of up to
-// RedisPipelineChunk keys that failed is sent again, up to
-// RedisOptions.Retries times, after waits that start at RetryBackoff and
+// PipelineChunk keys that failed is sent again, up to
+// Options.Retries times, after waits that start at RetryBackoff and
 // double up to MaxRetryBackoff. With the defaults (10 retries, 50 ms to 2
 // s) the waits add up to 11.15 s, so a call rides out a server restart or
 // a failover of about that long. Each attempt adds its own time: against
@@ -124,25 +130,25 @@ import (
 // # Logging and secrets
 //
 // go-redis writes some events (a failed dial, a cluster reload) to
-// stderr through its global logger; OpenRedis and OpenRedisURL replace it
-// (redis.SetLogger) with one that discards everything, once, on their
+// stderr through its global logger; Open and OpenURL replace it
+// (goredis.SetLogger) with one that discards everything, once, on their
 // first call. Every error reports what failed in the error itself instead.
 // A program that wants go-redis' own lines sets a logger of its own with
-// redis.SetLogger after opening the set. No error returned by OpenRedis,
-// OpenRedisURL or a method of Redis contains the password: where an
+// goredis.SetLogger after opening the set. No error returned by Open,
+// OpenURL or a method of Redis contains the password: where an
 // underlying error's text would, the password is replaced by "***" (and
-// such an error wraps only ErrClosed or ErrNoParams, not the original).
+// such an error wraps only seen.ErrClosed or seen.ErrNoParams, not the original).
 //
 // A Redis is safe for concurrent use by multiple goroutines; each call uses
-// its own pipelines and connections (RedisOptions.PoolSize bounds them).
+// its own pipelines and connections (Options.PoolSize bounds them).
 //
 // Each key costs the server about 80-90 bytes of memory (a 16-byte set
 // member in a hash table: 82 bytes per key at 3 million keys, 92 at 300
 // thousand, by INFO used_memory on Redis 7.0; BenchmarkRedisAddBatch
 // reports it), against 104 for one plain Redis key per URI (SET of
 // prefix+hex NX, measured the same way).
-type Redis struct {
-	client    redis.UniversalClient
+type Set struct {
+	client    goredis.UniversalClient
 	cluster   bool
 	keys      [redisShards]string // Redis key of each shard
 	paramsKey string              // Prefix + "params"
@@ -155,7 +161,7 @@ type Redis struct {
 	checked   atomic.Int64        // conns when the last check began
 	runMu     sync.Mutex
 	runIDs    map[string]bool // the run_id of each server process met
-	lost      atomic.Pointer[LostError]
+	lost      atomic.Pointer[seen.LostError]
 	timeout   time.Duration
 	pipelines int
 	closed    atomic.Bool
@@ -168,33 +174,33 @@ type Redis struct {
 	perShard bool // Contains sends SMISMEMBER per shard (for the benchmark)
 }
 
-// RedisMode selects how OpenRedis talks to its addresses.
-type RedisMode int
+// Mode selects how Open talks to its addresses.
+type Mode int
 
 const (
-	// RedisAuto: with several addresses, a Redis Cluster (the addresses
+	// Auto: with several addresses, a Redis Cluster (the addresses
 	// are seed nodes); with one address, ask the server (INFO cluster,
 	// field cluster_enabled) and use a cluster client if it is a cluster
 	// node, a single-server client otherwise.
-	RedisAuto RedisMode = iota
-	// RedisStandalone: one address, one server (or a proxy); never a
+	Auto Mode = iota
+	// Standalone: one address, one server (or a proxy); never a
 	// cluster client.
-	RedisStandalone
-	// RedisCluster: a cluster client, the addresses are seed nodes.
-	RedisCluster
+	Standalone
+	// Cluster: a cluster client, the addresses are seed nodes.
+	Cluster
 )
 
-// RedisOptions configures OpenRedis and OpenRedisURL. The zero value (or
+// Options configures Open and OpenURL. The zero value (or
 // nil) means a key prefix of "uriscan:seen:", auto-detected mode, the
-// default retries of Contains and Insert, no Params, and go-redis'
+// default retries of Contains and Insert, no seen.Params, and go-redis'
 // defaults.
 //
-// With OpenRedisURL, the URL gives the address, the mode (several hosts
+// With OpenURL, the URL gives the address, the mode (several hosts
 // or a +cluster scheme: a cluster), and whatever it sets of the
 // connection fields (user and password, DB, TLS, timeouts, pool size);
-// the connection fields of RedisOptions fill in what the URL leaves
+// the connection fields of Options fill in what the URL leaves
 // unset. A "prefix" in the URL's query replaces Prefix.
-type RedisOptions struct {
+type Options struct {
 	// Prefix is prepended to every Redis key of the set: a namespace,
 	// so several sets (or tests) can share one server. It must not
 	// contain '{' or '}', which would change the key slots. Processes
@@ -202,15 +208,15 @@ type RedisOptions struct {
 	Prefix string
 
 	// Mode selects a single-server or a cluster client; default
-	// RedisAuto.
-	Mode RedisMode
+	// Auto.
+	Mode Mode
 
 	// Username and Password authenticate (AUTH); DB selects a database
 	// on a single server (a cluster has only database 0).
 	Username, Password string
 	DB                 int
 
-	// TLSConfig, when not nil, connects with TLS. With OpenRedisURL it
+	// TLSConfig, when not nil, connects with TLS. With OpenURL it
 	// needs a rediss:// URL, whose host name it verifies unless it sets
 	// ServerName itself.
 	TLSConfig *tls.Config
@@ -230,7 +236,7 @@ type RedisOptions struct {
 	// Pipelines is the number of pipelines one AddBatch, Contains or
 	// Insert call sends at the same time, on as many connections, each
 	// with a share of the batch (at least 256 keys each); default
-	// DefaultRedisPipelines.
+	// DefaultPipelines.
 	Pipelines int
 
 	// PoolSize is the number of connections per server (zero: the
@@ -238,96 +244,101 @@ type RedisOptions struct {
 	PoolSize int
 
 	// Retries is how many times Contains and Insert send a chunk again
-	// after a transient error (see Redis); zero means
-	// DefaultRedisRetries, a negative value none.
+	// after a transient error (see Set); zero means
+	// DefaultRetries, a negative value none.
 	Retries int
 	// RetryBackoff is the wait before the first retry, doubled before
 	// each next one up to MaxRetryBackoff; zero means
-	// DefaultRedisRetryBackoff and DefaultRedisMaxRetryBackoff.
+	// DefaultRetryBackoff and DefaultMaxRetryBackoff.
 	RetryBackoff, MaxRetryBackoff time.Duration
 
-	// Params, when not nil, is recorded with a new (empty) set and
-	// checked against the record of an existing one; see Params. Nil
-	// records and checks nothing.
-	Params Params
+	// Params says how the set's keys are made (normalize.Hasher.Params):
+	// recorded with a new (empty) set and checked against the record of an
+	// existing one; see seen.Params. Open refuses nil Params unless
+	// AnyParams.
+	Params seen.Params
+	// AnyParams, with nil Params, opens the set whatever it records, and
+	// records nothing in a new one: for tools that inspect a set, and for
+	// keys that are not made by a hasher.
+	AnyParams bool
 
-	// Recover, with Params, opens a set that holds keys but records
-	// neither Params nor an identity instead of refusing it with a
-	// *LostError: a server that lost its data (restarted without
+	// Recover, with seen.Params, opens a set that holds keys but records
+	// neither seen.Params nor an identity instead of refusing it with a
+	// *seen.LostError: a server that lost its data (restarted without
 	// persistence, flushed) and then took keys from a writer that had
-	// not noticed yet. The Params are recorded, and the caller is
+	// not noticed yet. The seen.Params are recorded, and the caller is
 	// expected to add back what was lost (uriscan dedup --rebuild re-adds
 	// the keys of its output file).
 	Recover bool
 }
 
-// DefaultRedisPrefix is the key prefix when RedisOptions.Prefix is empty.
-const DefaultRedisPrefix = "uriscan:seen:"
+// DefaultPrefix is the key prefix when Options.Prefix is empty.
+const DefaultPrefix = "uriscan:seen:"
 
-// DefaultRedisPipelines is the default RedisOptions.Pipelines.
-const DefaultRedisPipelines = 4
+// DefaultPipelines is the default Options.Pipelines.
+const DefaultPipelines = 4
 
-// The defaults of RedisOptions.Retries, RetryBackoff and MaxRetryBackoff:
+// The defaults of Options.Retries, RetryBackoff and MaxRetryBackoff:
 // waits of 50, 100, 200, 400, 800 and 1600 ms, then four of 2 s, 11.15 s
 // in all.
 const (
-	DefaultRedisRetries         = 10
-	DefaultRedisRetryBackoff    = 50 * time.Millisecond
-	DefaultRedisMaxRetryBackoff = 2 * time.Second
+	DefaultRetries         = 10
+	DefaultRetryBackoff    = 50 * time.Millisecond
+	DefaultMaxRetryBackoff = 2 * time.Second
 )
 
-// RedisPipelineChunk is the number of keys AddBatch, Contains and Insert
+// PipelineChunk is the number of keys AddBatch, Contains and Insert
 // send in one pipeline; longer batches are sent as several pipelines in
 // order (and Contains and Insert retry them one by one).
-const RedisPipelineChunk = 8192
+const PipelineChunk = 8192
 
 // redisShards is the number of shards: one per Redis Cluster hash slot.
 const redisShards = 16384
 
-// redisFormat is the "format" entry of a Redis set's Params.
+// redisFormat is the "format" entry of a Redis set's seen.Params.
 const redisFormat = "uriscan/seen redis v1"
 
-// OpenRedis connects to a Redis server or Redis Cluster at addrs (host:port
-// each) and returns the set stored there under opts.Prefix (see Redis for
+// Open connects to a Redis server or Redis Cluster at addrs (host:port
+// each) and returns the set stored there under opts.Prefix (see Set for
 // the layout). One address means a single server unless the server says it
-// is a cluster node (see RedisAuto); several addresses mean a cluster and
-// are its seed nodes. OpenRedis checks the connection with PING (and, for
+// is a cluster node (see Auto); several addresses mean a cluster and
+// are its seed nodes. Open checks the connection with PING (and, for
 // a cluster, that every slot is served) before returning. When
-// opts.Params is not nil it records or checks them (see Params), and fails
-// with a *ParamsError or an error wrapping ErrNoParams. See OpenRedisURL
+// opts.Params is not nil it records or checks them (see seen.Params), and fails
+// with a *seen.ParamsError or an error wrapping seen.ErrNoParams. See OpenURL
 // for a redis:// URL.
-func OpenRedis(addrs []string, opts *RedisOptions) (*Redis, error) {
-	var o RedisOptions
+func Open(addrs []string, opts *Options) (*Set, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	t := redisTarget{op: "OpenRedis", where: strings.Join(addrs, ","), secrets: []string{o.Password}}
+	t := redisTarget{op: "redis.Open", where: strings.Join(addrs, ","), secrets: []string{o.Password}}
 	if len(addrs) == 0 {
-		return nil, errors.New("seen: OpenRedis: no address")
+		return nil, errors.New("seen: redis.Open: no address")
 	}
 	for i, a := range addrs {
 		if a == "" {
-			return nil, fmt.Errorf("seen: OpenRedis %s: address %d of %d is empty", t.where, i+1, len(addrs))
+			return nil, fmt.Errorf("seen: redis.Open %s: address %d of %d is empty", t.where, i+1, len(addrs))
 		}
 	}
 	cluster := false
 	switch o.Mode {
-	case RedisAuto:
+	case Auto:
 		cluster = len(addrs) > 1
-	case RedisStandalone:
+	case Standalone:
 		if len(addrs) > 1 {
-			return nil, fmt.Errorf("seen: OpenRedis: %d addresses for a standalone server", len(addrs))
+			return nil, fmt.Errorf("seen: redis.Open: %d addresses for a standalone server", len(addrs))
 		}
-	case RedisCluster:
+	case Cluster:
 		cluster = true
 	default:
-		return nil, fmt.Errorf("seen: OpenRedis: unknown mode %d", o.Mode)
+		return nil, fmt.Errorf("seen: redis.Open: unknown mode %d", o.Mode)
 	}
 	if cluster {
 		if o.DB != 0 {
-			return nil, fmt.Errorf("seen: OpenRedis %s: a Redis Cluster has only DB 0", t.where)
+			return nil, fmt.Errorf("seen: redis.Open %s: a Redis Cluster has only DB 0", t.where)
 		}
-		t.cluster = &redis.ClusterOptions{
+		t.cluster = &goredis.ClusterOptions{
 			Addrs:        addrs,
 			Username:     o.Username,
 			Password:     o.Password,
@@ -338,7 +349,7 @@ func OpenRedis(addrs []string, opts *RedisOptions) (*Redis, error) {
 			PoolSize:     o.PoolSize,
 		}
 	} else {
-		t.single = &redis.Options{
+		t.single = &goredis.Options{
 			Addr:         addrs[0],
 			Username:     o.Username,
 			Password:     o.Password,
@@ -349,24 +360,24 @@ func OpenRedis(addrs []string, opts *RedisOptions) (*Redis, error) {
 			WriteTimeout: o.WriteTimeout,
 			PoolSize:     o.PoolSize,
 		}
-		t.detect = o.Mode == RedisAuto
+		t.detect = o.Mode == Auto
 	}
 	return openRedis(t, o)
 }
 
-// redisTarget is what OpenRedis and OpenRedisURL connect to.
+// redisTarget is what Open and OpenURL connect to.
 type redisTarget struct {
-	op      string                // "OpenRedis", "OpenRedisURL", for messages
-	where   string                // the addresses or the redacted URL, for messages
-	single  *redis.Options        // a single server (nil: cluster)
-	cluster *redis.ClusterOptions // a cluster (nil: single)
-	detect  bool                  // single, unless the server is a cluster node
-	secrets []string              // never in an error
+	op      string                  // "Open", "OpenURL", for messages
+	where   string                  // the addresses or the redacted URL, for messages
+	single  *goredis.Options        // a single server (nil: cluster)
+	cluster *goredis.ClusterOptions // a cluster (nil: single)
+	detect  bool                    // single, unless the server is a cluster node
+	secrets []string                // never in an error
 }
 
 // silenceRedisLog replaces go-redis' global logger, which writes to
-// stderr, with one that discards (see Redis).
-var silenceRedisLog = sync.OnceFunc(func() { redis.SetLogger(silentRedisLogger{}) })
+// stderr, with one that discards (see Set).
+var silenceRedisLog = sync.OnceFunc(func() { goredis.SetLogger(silentRedisLogger{}) })
 
 // silentRedisLogger implements go-redis' logging interface (internal.Logging).
 type silentRedisLogger struct{}
@@ -374,22 +385,25 @@ type silentRedisLogger struct{}
 func (silentRedisLogger) Printf(context.Context, string, ...any) {}
 
 // openRedis opens the set described by t and o.
-func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
+func openRedis(t redisTarget, o Options) (*Set, error) {
 	silenceRedisLog()
 	if o.Prefix == "" {
-		o.Prefix = DefaultRedisPrefix
+		o.Prefix = DefaultPrefix
 	}
 	if strings.ContainsAny(o.Prefix, "{}") {
 		return nil, fmt.Errorf("seen: %s %s: prefix %q contains '{' or '}'", t.op, t.where, o.Prefix)
 	}
-	var params Params
+	var params seen.Params
+	if o.Params == nil && !o.AnyParams {
+		return nil, fmt.Errorf("seen: %s %s: %w", t.op, t.where, store.ErrNilParams)
+	}
 	if o.Params != nil {
 		var err error
-		if params, err = o.Params.withFormat(redisFormat); err != nil {
+		if params, err = store.WithFormat(o.Params, redisFormat); err != nil {
 			return nil, fmt.Errorf("seen: %s %s: %w", t.op, t.where, err)
 		}
 	}
-	r := &Redis{
+	r := &Set{
 		timeout:   o.Timeout,
 		pipelines: o.Pipelines,
 		done:      make(chan struct{}),
@@ -400,7 +414,7 @@ func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
 		idKey:     o.Prefix + "id",
 		name:      fmt.Sprintf("redis set %q on %s", o.Prefix, t.where),
 	}
-	onConnect := func(ctx context.Context, cn *redis.Conn) error {
+	onConnect := func(ctx context.Context, cn *goredis.Conn) error {
 		r.connected(ctx, cn)
 		return nil
 	}
@@ -410,22 +424,22 @@ func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
 		}
 	}
 	if r.pipelines <= 0 {
-		r.pipelines = DefaultRedisPipelines
+		r.pipelines = DefaultPipelines
 	}
 	switch {
 	case r.retries == 0:
-		r.retries = DefaultRedisRetries
+		r.retries = DefaultRetries
 	case r.retries < 0:
 		r.retries = 0
 	}
 	if r.backoff <= 0 {
-		r.backoff = DefaultRedisRetryBackoff
+		r.backoff = DefaultRetryBackoff
 	}
 	if r.backoffX <= 0 {
-		r.backoffX = DefaultRedisMaxRetryBackoff
+		r.backoffX = DefaultMaxRetryBackoff
 	}
 	r.backoffX = max(r.backoffX, r.backoff)
-	fail := func(format string, args ...any) (*Redis, error) {
+	fail := func(format string, args ...any) (*Set, error) {
 		if r.client != nil {
 			r.client.Close()
 		}
@@ -435,7 +449,7 @@ func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
 	defer cancel()
 	if t.single != nil {
 		t.single.OnConnect = onConnect
-		c := redis.NewClient(t.single)
+		c := goredis.NewClient(t.single)
 		cluster := false
 		if t.detect {
 			info, err := c.Info(ctx, "cluster").Result()
@@ -459,7 +473,7 @@ func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
 	if r.client == nil {
 		r.cluster = true
 		t.cluster.OnConnect = onConnect
-		r.client = redis.NewClusterClient(t.cluster)
+		r.client = goredis.NewClusterClient(t.cluster)
 	}
 	if err := r.client.Ping(ctx).Err(); err != nil {
 		return fail("%w", err)
@@ -497,9 +511,9 @@ func openRedis(t redisTarget, o RedisOptions) (*Redis, error) {
 // concurrent first openers one wins and the others read its) where there
 // is none, and takes the count as the floor. Connections made so far are
 // checked by this.
-func (r *Redis) openIdentity(ctx context.Context) error {
+func (r *Set) openIdentity(ctx context.Context) error {
 	conns := r.conns.Load()
-	if err := r.client.SetNX(ctx, r.idKey, newStoreID(), 0).Err(); err != nil {
+	if err := r.client.SetNX(ctx, r.idKey, store.NewID(), 0).Err(); err != nil {
 		return fmt.Errorf("seen: %s: recording the identity (SET %s NX): %w", r.name, r.idKey, err)
 	}
 	id, err := r.client.Get(ctx, r.idKey).Result()
@@ -518,28 +532,28 @@ func (r *Redis) openIdentity(ctx context.Context) error {
 
 // Stamp returns the set's identity and the floor of its count: the keys
 // it held when opened plus those this process added since.
-func (r *Redis) Stamp() Stamp { return Stamp{ID: r.id, Count: r.floor.Load()} }
+func (r *Set) Stamp() seen.Stamp { return seen.Stamp{ID: r.id, Count: r.floor.Load()} }
 
 // Check reads the set's identity and count from the server and returns a
-// *LostError if the set is not the one s was taken of, or holds fewer
-// keys than s.Count (see "A server that forgets" on Redis). It retries
+// *seen.LostError if the set is not the one s was taken of, or holds fewer
+// keys than s.Count (see "A server that forgets" on Set). It retries
 // transient errors as Contains does.
-func (r *Redis) Check(s Stamp) error {
+func (r *Set) Check(s seen.Stamp) error {
 	if r.closed.Load() {
-		return ErrClosed
+		return seen.ErrClosed
 	}
 	return r.check("Check", s)
 }
 
 // check reads the identity record and the count, retrying transient
 // errors, and compares them with s.
-func (r *Redis) check(op string, s Stamp) error {
+func (r *Set) check(op string, s seen.Stamp) error {
 	var id string
 	var n int64
 	err := r.retry(op, func(ctx context.Context) error {
 		var err error
 		id, err = r.client.Get(ctx, r.idKey).Result()
-		if errors.Is(err, redis.Nil) {
+		if errors.Is(err, goredis.Nil) {
 			id, err = "", nil // no identity record
 		}
 		if err == nil {
@@ -550,7 +564,7 @@ func (r *Redis) check(op string, s Stamp) error {
 	if err != nil {
 		return err
 	}
-	return checkStamp(r.name, s, id, n)
+	return store.CheckStamp(r.name, s, id, n)
 }
 
 // connected runs on each new connection (go-redis' OnConnect) and counts
@@ -559,7 +573,7 @@ func (r *Redis) check(op string, s Stamp) error {
 // cannot be read. A connection to a server met before (the pool growing)
 // needs no check; the first to a restarted one, or to a cluster node not
 // met yet, does.
-func (r *Redis) connected(ctx context.Context, cn *redis.Conn) {
+func (r *Set) connected(ctx context.Context, cn *goredis.Conn) {
 	id := ""
 	if info, err := cn.Info(ctx, "server").Result(); err == nil {
 		for _, line := range strings.Split(info, "\n") {
@@ -582,13 +596,13 @@ func (r *Redis) connected(ctx context.Context, cn *redis.Conn) {
 }
 
 // checkReconnect runs after a call's commands were answered (see "A
-// server that forgets" on Redis). If go-redis connected to a server
+// server that forgets" on Set). If go-redis connected to a server
 // process not met before since the last check, the server may be another
 // one, or the same one restarted, so the identity and the count are
 // checked against what this process knows (the identity record alone is
 // read by every pipeline: exec). A set found to have lost keys stays
 // failed.
-func (r *Redis) checkReconnect() error {
+func (r *Set) checkReconnect() error {
 	if lost := r.lost.Load(); lost != nil {
 		return lost
 	}
@@ -599,7 +613,7 @@ func (r *Redis) checkReconnect() error {
 	defer r.checkMu.Unlock()
 	conns := r.conns.Load()
 	err := r.check("check after a reconnect", r.Stamp())
-	if lost, ok := err.(*LostError); ok {
+	if lost, ok := err.(*seen.LostError); ok {
 		r.lost.Store(lost)
 	}
 	if err == nil {
@@ -608,13 +622,13 @@ func (r *Redis) checkReconnect() error {
 	return err
 }
 
-// clusterOptions converts the options of a single server (from OpenRedis
-// or redis.ParseURL) into those of a cluster with that seed node.
-func clusterOptions(o *redis.Options) (*redis.ClusterOptions, error) {
+// clusterOptions converts the options of a single server (from Open
+// or goredis.ParseURL) into those of a cluster with that seed node.
+func clusterOptions(o *goredis.Options) (*goredis.ClusterOptions, error) {
 	if o.DB != 0 {
 		return nil, fmt.Errorf("a Redis Cluster has only DB 0, not DB %d", o.DB)
 	}
-	return &redis.ClusterOptions{
+	return &goredis.ClusterOptions{
 		Addrs:                   []string{o.Addr},
 		ClientName:              o.ClientName,
 		Protocol:                o.Protocol,
@@ -646,27 +660,27 @@ func clusterOptions(o *redis.Options) (*redis.ClusterOptions, error) {
 }
 
 // checkParams records params in an empty set that has none, and compares
-// them with the record (see Params). SET NX makes concurrent first openers
+// them with the record (see seen.Params). SET NX makes concurrent first openers
 // agree: one records, and the others read its record back and compare.
-func (r *Redis) checkParams(ctx context.Context, store string, params Params, recover bool) error {
+func (r *Set) checkParams(ctx context.Context, name string, params seen.Params, recover bool) error {
 	rec, err := r.client.Get(ctx, r.paramsKey).Bytes()
-	if errors.Is(err, redis.Nil) {
+	if errors.Is(err, goredis.Nil) {
 		n, cerr := r.count(ctx)
 		if cerr != nil {
-			return fmt.Errorf("seen: %s: counting keys: %w", store, cerr)
+			return fmt.Errorf("seen: %s: counting keys: %w", name, cerr)
 		}
 		if n > 0 {
 			// Keys without the records a first open writes: a set made
-			// without Params or by an earlier version, or one whose
+			// without seen.Params or by an earlier version, or one whose
 			// server lost its data and then took keys from a writer
 			// that had not noticed (no identity either).
 			switch ids, err := r.client.Exists(ctx, r.idKey).Result(); {
 			case err != nil:
-				return fmt.Errorf("seen: %s: reading the identity (EXISTS %s): %w", store, r.idKey, err)
+				return fmt.Errorf("seen: %s: reading the identity (EXISTS %s): %w", name, r.idKey, err)
 			case ids == 0 && recover:
 				n = 0 // recorded below
 			case ids == 0:
-				return &LostError{Store: store, Count: n,
+				return &seen.LostError{Store: name, Count: n,
 					Why: fmt.Sprintf("it holds %d keys but records neither parameters nor an identity: it lost its data (a restart without persistence, a flush) and then took keys from a writer that had not noticed; rebuild it, or open it with Recover (uriscan dedup --rebuild)", n)}
 			}
 		}
@@ -674,46 +688,46 @@ func (r *Redis) checkParams(ctx context.Context, store string, params Params, re
 			// Another first opener may have recorded its parameters and
 			// added keys since the GET: read them again before refusing.
 			rec, err = r.client.Get(ctx, r.paramsKey).Bytes()
-			if errors.Is(err, redis.Nil) {
-				return noParamsError(store, n, params)
+			if errors.Is(err, goredis.Nil) {
+				return store.NoParamsError(name, n, params)
 			}
 			if err != nil {
-				return fmt.Errorf("seen: %s: reading the parameters (GET %s): %w", store, r.paramsKey, err)
+				return fmt.Errorf("seen: %s: reading the parameters (GET %s): %w", name, r.paramsKey, err)
 			}
-			stored, err := decodeParams(rec)
+			stored, err := store.DecodeParams(rec)
 			if err != nil {
-				return fmt.Errorf("seen: %s: %s: %w", store, r.paramsKey, err)
+				return fmt.Errorf("seen: %s: %s: %w", name, r.paramsKey, err)
 			}
-			return checkParams(store, stored, params)
+			return store.CheckParams(name, stored, params)
 		}
-		if serr := r.client.SetNX(ctx, r.paramsKey, encodeParams(params), 0).Err(); serr != nil {
-			return fmt.Errorf("seen: %s: recording the parameters: %w", store, serr)
+		if serr := r.client.SetNX(ctx, r.paramsKey, store.EncodeParams(params), 0).Err(); serr != nil {
+			return fmt.Errorf("seen: %s: recording the parameters: %w", name, serr)
 		}
 		rec, err = r.client.Get(ctx, r.paramsKey).Bytes()
 	}
 	if err != nil {
-		return fmt.Errorf("seen: %s: reading the parameters (GET %s): %w", store, r.paramsKey, err)
+		return fmt.Errorf("seen: %s: reading the parameters (GET %s): %w", name, r.paramsKey, err)
 	}
-	stored, err := decodeParams(rec)
+	stored, err := store.DecodeParams(rec)
 	if err != nil {
-		return fmt.Errorf("seen: %s: %s: %w", store, r.paramsKey, err)
+		return fmt.Errorf("seen: %s: %s: %w", name, r.paramsKey, err)
 	}
-	return checkParams(store, stored, params)
+	return store.CheckParams(name, stored, params)
 }
 
 // Cluster reports whether r talks to a Redis Cluster.
-func (r *Redis) Cluster() bool { return r.cluster }
+func (r *Set) Cluster() bool { return r.cluster }
 
-// Client returns the underlying go-redis client (a *redis.Client or a
-// *redis.ClusterClient), for inspection and administration.
-func (r *Redis) Client() redis.UniversalClient { return r.client }
+// Client returns the underlying go-redis client (a *goredis.Client or a
+// *goredis.ClusterClient), for inspection and administration.
+func (r *Set) Client() goredis.UniversalClient { return r.client }
 
 // ShardKey returns the Redis key of the shard that holds k.
-func (r *Redis) ShardKey(k Key) string { return r.keys[redisShard(k)] }
+func (r *Set) ShardKey(k seen.Key) string { return r.keys[redisShard(k)] }
 
-func redisShard(k Key) int { return int(uint16(k[0])|uint16(k[1])<<8) & (redisShards - 1) }
+func redisShard(k seen.Key) int { return int(uint16(k[0])|uint16(k[1])<<8) & (redisShards - 1) }
 
-func (r *Redis) context() (context.Context, context.CancelFunc) {
+func (r *Set) context() (context.Context, context.CancelFunc) {
 	if r.timeout > 0 {
 		return context.WithTimeout(context.Background(), r.timeout)
 	}
@@ -721,21 +735,21 @@ func (r *Redis) context() (context.Context, context.CancelFunc) {
 }
 
 // noRetryCmd is a SADD that go-redis must not send again after a network
-// error or timeout: see "Retries" on Redis. A pipeline that contains such
+// error or timeout: see "Retries" on Set. A pipeline that contains such
 // a command is not replayed either; MOVED and ASK redirections still are.
 // Insert uses it too, and retries whole pipelines itself.
-type noRetryCmd struct{ *redis.IntCmd }
+type noRetryCmd struct{ *goredis.IntCmd }
 
 func (noRetryCmd) NoRetry() bool { return true }
 
-func (r *Redis) saddOne(ctx context.Context, k *Key) noRetryCmd {
-	return noRetryCmd{redis.NewIntCmd(ctx, "sadd", r.keys[redisShard(*k)], string(k[:]))}
+func (r *Set) saddOne(ctx context.Context, k *seen.Key) noRetryCmd {
+	return noRetryCmd{goredis.NewIntCmd(ctx, "sadd", r.keys[redisShard(*k)], string(k[:]))}
 }
 
 // Add records k and reports whether no process had recorded it before.
-func (r *Redis) Add(k Key) (bool, error) {
+func (r *Set) Add(k seen.Key) (bool, error) {
 	if r.closed.Load() {
-		return false, ErrClosed
+		return false, seen.ErrClosed
 	}
 	ctx, cancel := r.context()
 	defer cancel()
@@ -757,12 +771,12 @@ func (r *Redis) Add(k Key) (bool, error) {
 
 // AddBatch records keys with pipelined SADDs and sets isNew[i] for each;
 // see Set. See Redis for how a batch is split into pipelines.
-func (r *Redis) AddBatch(keys []Key, isNew []bool) error {
+func (r *Set) AddBatch(keys []seen.Key, isNew []bool) error {
 	if r.closed.Load() {
-		return ErrClosed
+		return seen.ErrClosed
 	}
 	if len(isNew) < len(keys) {
-		return ErrShortBatch
+		return seen.ErrShortBatch
 	}
 	if len(keys) == 0 {
 		return nil
@@ -774,8 +788,8 @@ func (r *Redis) AddBatch(keys []Key, isNew []bool) error {
 	defer cancel()
 	b := redisBatchPool.Get().(*redisBatch)
 	defer redisBatchPool.Put(b)
-	for off := 0; off < len(keys); off += RedisPipelineChunk {
-		end := min(off+RedisPipelineChunk, len(keys))
+	for off := 0; off < len(keys); off += PipelineChunk {
+		end := min(off+PipelineChunk, len(keys))
 		if err := r.addChunk(ctx, b, keys[off:end], isNew[off:end]); err != nil {
 			return r.wrap(err)
 		}
@@ -796,10 +810,10 @@ var redisBatchPool = sync.Pool{New: func() any { return new(redisBatch) }}
 // redisMinPart is the fewest keys worth a pipeline of their own.
 const redisMinPart = 256
 
-// addChunk adds at most RedisPipelineChunk keys. Repeats within the chunk
+// addChunk adds at most PipelineChunk keys. Repeats within the chunk
 // are answered here (false) and only first occurrences are sent, so the
 // pipelines may run concurrently without reordering a key's occurrences.
-func (r *Redis) addChunk(ctx context.Context, b *redisBatch, keys []Key, isNew []bool) error {
+func (r *Set) addChunk(ctx context.Context, b *redisBatch, keys []seen.Key, isNew []bool) error {
 	first := b.dedup(keys)
 	for j := 0; j < len(b.dups); j += 2 {
 		isNew[b.dups[j]] = false
@@ -809,7 +823,7 @@ func (r *Redis) addChunk(ctx context.Context, b *redisBatch, keys []Key, isNew [
 
 // inParts calls send with up to r.pipelines parts of first (at least
 // redisMinPart indexes each), concurrently, and joins their errors.
-func (r *Redis) inParts(first []int32, send func(part []int32) error) error {
+func (r *Set) inParts(first []int32, send func(part []int32) error) error {
 	parts := min(r.pipelines, (len(first)+redisMinPart-1)/redisMinPart)
 	if parts <= 1 {
 		return send(first)
@@ -870,7 +884,7 @@ func joinParts(errs []error) error {
 
 // dedup returns the indexes of the first occurrences of keys, in order,
 // and records in b.dups each later occurrence with its first.
-func (b *redisBatch) dedup(keys []Key) []int32 {
+func (b *redisBatch) dedup(keys []seen.Key) []int32 {
 	size := 1
 	for size < 2*len(keys) {
 		size <<= 1
@@ -884,7 +898,7 @@ func (b *redisBatch) dedup(keys []Key) []int32 {
 	first, dups := b.first[:0], b.dups[:0]
 	for i := range keys {
 		k := &keys[i]
-		// Key bits are uniform (a keyed hash); any bits make a slot.
+		// seen.Key bits are uniform (a keyed hash); any bits make a slot.
 		h := (uint64(k[2]) | uint64(k[3])<<8 | uint64(k[4])<<16 | uint64(k[5])<<24 |
 			uint64(k[6])<<32 | uint64(k[7])<<40) * 0x9e3779b97f4a7c15 >> 20
 		for j := h & mask; ; j = (j + 1) & mask {
@@ -914,17 +928,17 @@ type redisArgs struct {
 	args    []any
 }
 
-func (r *Redis) memberArgs(name string, keys []Key, part []int32) redisArgs {
+func (r *Set) memberArgs(name string, keys []seen.Key, part []int32) redisArgs {
 	n := len(part)
 	var sb strings.Builder
-	sb.Grow(n * len(Key{}))
+	sb.Grow(n * len(seen.Key{}))
 	for _, i := range part {
 		sb.Write(keys[i][:])
 	}
 	blob := sb.String()
 	a := redisArgs{members: make([]string, n), args: make([]any, 3*n)}
 	for j, i := range part {
-		a.members[j] = blob[j*len(Key{}) : (j+1)*len(Key{})]
+		a.members[j] = blob[j*len(seen.Key{}) : (j+1)*len(seen.Key{})]
 		a.args[3*j], a.args[3*j+1], a.args[3*j+2] = name, &r.keys[redisShard(keys[i])], &a.members[j]
 	}
 	return a
@@ -935,12 +949,12 @@ func (a *redisArgs) cmd(j int) []any { return a.args[3*j : 3*j+3 : 3*j+3] }
 
 // sadd adds keys[idx] for each idx in part with one pipeline and, unless
 // isNew is nil, sets their isNew.
-func (r *Redis) sadd(ctx context.Context, keys []Key, part []int32, isNew []bool) error {
+func (r *Set) sadd(ctx context.Context, keys []seen.Key, part []int32, isNew []bool) error {
 	a := r.memberArgs("sadd", keys, part)
 	cmds := make([]noRetryCmd, len(part))
 	pipe := r.client.Pipeline()
 	for j := range part {
-		cmds[j] = noRetryCmd{redis.NewIntCmd(ctx, a.cmd(j)...)}
+		cmds[j] = noRetryCmd{goredis.NewIntCmd(ctx, a.cmd(j)...)}
 		_ = pipe.Process(ctx, cmds[j]) // only queues
 	}
 	if err := r.exec(ctx, pipe); err != nil {
@@ -959,49 +973,49 @@ func (r *Redis) sadd(ctx context.Context, keys []Key, part []int32, isNew []bool
 }
 
 // exec sends the pipeline with a GET of the identity record at its end
-// and returns a *LostError (and the set stays failed) when the record is
-// not the one read at open (see "A server that forgets" on Redis): on a
+// and returns a *seen.LostError (and the set stays failed) when the record is
+// not the one read at open (see "A server that forgets" on Set): on a
 // single server the GET runs after the pipeline's other commands on the
 // same connection, so their answers came from the set that was opened.
-func (r *Redis) exec(ctx context.Context, pipe redis.Pipeliner) error {
-	id := noRetryStringCmd{redis.NewStringCmd(ctx, "get", r.idKey)}
+func (r *Set) exec(ctx context.Context, pipe goredis.Pipeliner) error {
+	id := noRetryStringCmd{goredis.NewStringCmd(ctx, "get", r.idKey)}
 	_ = pipe.Process(ctx, id)
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return err // (redis.Nil: from the GET, no identity record)
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
+		return err // (goredis.Nil: from the GET, no identity record)
 	}
 	if id.Val() == r.id {
 		return nil
 	}
-	err := checkStamp(r.name, r.Stamp(), id.Val(), -1)
-	r.lost.Store(err.(*LostError))
+	err := store.CheckStamp(r.name, r.Stamp(), id.Val(), -1)
+	r.lost.Store(err.(*seen.LostError))
 	return err
 }
 
 // noRetryStringCmd is exec's GET, which go-redis must not send again on
 // its own either.
-type noRetryStringCmd struct{ *redis.StringCmd }
+type noRetryStringCmd struct{ *goredis.StringCmd }
 
 func (noRetryStringCmd) NoRetry() bool { return true }
 
 // noRetryBoolCmd is a SISMEMBER, SMISMEMBER that go-redis does not retry
-// itself: Contains retries (see Redis), and a retry of go-redis' own on
+// itself: Contains retries (see Set), and a retry of go-redis' own on
 // top would multiply the attempts.
-type noRetryBoolCmd struct{ *redis.BoolCmd }
+type noRetryBoolCmd struct{ *goredis.BoolCmd }
 
 func (noRetryBoolCmd) NoRetry() bool { return true }
 
-type noRetryBoolSliceCmd struct{ *redis.BoolSliceCmd }
+type noRetryBoolSliceCmd struct{ *goredis.BoolSliceCmd }
 
 func (noRetryBoolSliceCmd) NoRetry() bool { return true }
 
 // sismember sets has[idx] for each idx in part with one pipeline of
 // SISMEMBER.
-func (r *Redis) sismember(ctx context.Context, keys []Key, part []int32, has []bool) error {
+func (r *Set) sismember(ctx context.Context, keys []seen.Key, part []int32, has []bool) error {
 	a := r.memberArgs("sismember", keys, part)
 	cmds := make([]noRetryBoolCmd, len(part))
 	pipe := r.client.Pipeline()
 	for j := range part {
-		cmds[j] = noRetryBoolCmd{redis.NewBoolCmd(ctx, a.cmd(j)...)}
+		cmds[j] = noRetryBoolCmd{goredis.NewBoolCmd(ctx, a.cmd(j)...)}
 		_ = pipe.Process(ctx, cmds[j])
 	}
 	if err := r.exec(ctx, pipe); err != nil {
@@ -1015,11 +1029,11 @@ func (r *Redis) sismember(ctx context.Context, keys []Key, part []int32, has []b
 
 // smismember sets has[idx] for each idx in part with one pipeline of
 // SMISMEMBER, one per shard that part touches.
-func (r *Redis) smismember(ctx context.Context, keys []Key, part []int32, has []bool) error {
+func (r *Set) smismember(ctx context.Context, keys []seen.Key, part []int32, has []bool) error {
 	byShard := slices.Clone(part)
 	slices.SortFunc(byShard, func(a, b int32) int { return cmp.Compare(redisShard(keys[a]), redisShard(keys[b])) })
 	var sb strings.Builder
-	sb.Grow(len(byShard) * len(Key{}))
+	sb.Grow(len(byShard) * len(seen.Key{}))
 	for _, i := range byShard {
 		sb.Write(keys[i][:])
 	}
@@ -1034,9 +1048,9 @@ func (r *Redis) smismember(ctx context.Context, keys []Key, part []int32, has []
 		args = append(args, "smismember", &r.keys[s])
 		starts = append(starts, j)
 		for ; j < len(byShard) && redisShard(keys[byShard[j]]) == s; j++ {
-			args = append(args, blob[j*len(Key{}):(j+1)*len(Key{})])
+			args = append(args, blob[j*len(seen.Key{}):(j+1)*len(seen.Key{})])
 		}
-		c := noRetryBoolSliceCmd{redis.NewBoolSliceCmd(ctx, args[start:len(args):len(args)]...)}
+		c := noRetryBoolSliceCmd{goredis.NewBoolSliceCmd(ctx, args[start:len(args):len(args)]...)}
 		cmds = append(cmds, c)
 		_ = pipe.Process(ctx, c)
 	}
@@ -1052,16 +1066,16 @@ func (r *Redis) smismember(ctx context.Context, keys []Key, part []int32, has []
 }
 
 // Contains sets has[i] to whether keys[i] is in the set (recorded by any
-// writer), with pipelined SISMEMBERs of the distinct keys (see Redis),
-// and changes nothing. It retries after transient errors (see Redis,
-// Retries). It returns ErrClosed after Close, ErrShortBatch if len(has) <
+// writer), with pipelined SISMEMBERs of the distinct keys (see Set),
+// and changes nothing. It retries after transient errors (see Set,
+// Retries). It returns seen.ErrClosed after Close, seen.ErrShortBatch if len(has) <
 // len(keys), and otherwise the error of the last attempt.
-func (r *Redis) Contains(keys []Key, has []bool) error {
+func (r *Set) Contains(keys []seen.Key, has []bool) error {
 	if r.closed.Load() {
-		return ErrClosed
+		return seen.ErrClosed
 	}
 	if len(has) < len(keys) {
-		return ErrShortBatch
+		return seen.ErrShortBatch
 	}
 	if len(keys) == 0 {
 		return nil
@@ -1075,8 +1089,8 @@ func (r *Redis) Contains(keys []Key, has []bool) error {
 	if r.perShard {
 		look = r.smismember
 	}
-	for off := 0; off < len(keys); off += RedisPipelineChunk {
-		end := min(off+RedisPipelineChunk, len(keys))
+	for off := 0; off < len(keys); off += PipelineChunk {
+		end := min(off+PipelineChunk, len(keys))
 		chunk, h := keys[off:end], has[off:end]
 		first := b.dedup(chunk)
 		err := r.retry("Contains", func(ctx context.Context) error {
@@ -1093,15 +1107,15 @@ func (r *Redis) Contains(keys []Key, has []bool) error {
 }
 
 // Insert records keys with pipelined SADDs of the distinct keys, ignoring
-// the replies (see Redis); a key already recorded, by this writer or
+// the replies (see Set); a key already recorded, by this writer or
 // another, is left as it is. It retries after transient errors (see
 // Redis, Retries): a retried SADD of a key the failed attempt did add
 // changes nothing, so a retry, or a later call with the same keys, is
-// harmless. It returns ErrClosed after Close and otherwise the error of
+// harmless. It returns seen.ErrClosed after Close and otherwise the error of
 // the last attempt, after which some of the keys may be recorded.
-func (r *Redis) Insert(keys []Key) error {
+func (r *Set) Insert(keys []seen.Key) error {
 	if r.closed.Load() {
-		return ErrClosed
+		return seen.ErrClosed
 	}
 	if len(keys) == 0 {
 		return nil
@@ -1111,8 +1125,8 @@ func (r *Redis) Insert(keys []Key) error {
 	}
 	b := redisBatchPool.Get().(*redisBatch)
 	defer redisBatchPool.Put(b)
-	for off := 0; off < len(keys); off += RedisPipelineChunk {
-		chunk := keys[off:min(off+RedisPipelineChunk, len(keys))]
+	for off := 0; off < len(keys); off += PipelineChunk {
+		chunk := keys[off:min(off+PipelineChunk, len(keys))]
 		first := b.dedup(chunk)
 		err := r.retry("Insert", func(ctx context.Context) error {
 			return r.inParts(first, func(part []int32) error { return r.sadd(ctx, chunk, part, nil) })
@@ -1128,16 +1142,16 @@ func (r *Redis) Insert(keys []Key) error {
 // it succeeds, fails with an error that is not transient, or has failed
 // 1 + r.retries times, waiting r.wait(n) after the n-th failure. Close
 // ends the wait.
-func (r *Redis) retry(op string, attempt func(ctx context.Context) error) error {
+func (r *Set) retry(op string, attempt func(ctx context.Context) error) error {
 	start := time.Now()
 	for n := 1; ; n++ {
 		if r.closed.Load() {
-			return ErrClosed
+			return seen.ErrClosed
 		}
 		ctx, cancel := r.context()
 		err := attempt(ctx)
 		cancel()
-		var lost *LostError
+		var lost *seen.LostError
 		switch {
 		case err == nil:
 			return nil
@@ -1169,16 +1183,16 @@ func (r *Redis) retry(op string, attempt func(ctx context.Context) error) error 
 
 // closedWhile is the error of a Contains or Insert whose set was closed
 // while it ran; its last attempt failed with err.
-func (r *Redis) closedWhile(op string, err error) error {
-	return r.scrub(&wrapped{
-		msg:  fmt.Sprintf("seen: redis: %s: the set was closed while retrying; the last attempt failed: %v", op, err),
-		errs: []error{ErrClosed, err},
+func (r *Set) closedWhile(op string, err error) error {
+	return r.scrub(&store.Error{
+		Msg:  fmt.Sprintf("seen: redis: %s: the set was closed while retrying; the last attempt failed: %v", op, err),
+		Errs: []error{seen.ErrClosed, err},
 	})
 }
 
 // wait is the wait after the n-th failed attempt (n >= 1): r.backoff,
 // doubled n-1 times, at most r.backoffX.
-func (r *Redis) wait(n int) time.Duration {
+func (r *Set) wait(n int) time.Duration {
 	d := r.backoff
 	for i := 1; i < n && d < r.backoffX; i++ {
 		d *= 2
@@ -1214,10 +1228,10 @@ func redisTransient(err error) bool {
 		return some
 	}
 	switch {
-	case errors.Is(err, redis.ErrClosed), errors.Is(err, ErrClosed), errors.Is(err, context.Canceled):
+	case errors.Is(err, goredis.ErrClosed), errors.Is(err, seen.ErrClosed), errors.Is(err, context.Canceled):
 		return false
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrPoolExhausted),
+		errors.Is(err, goredis.ErrPoolTimeout), errors.Is(err, goredis.ErrPoolExhausted),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
 		return true
@@ -1231,7 +1245,7 @@ func redisTransient(err error) bool {
 		return true
 	}
 	for _, p := range redisTransientReplies {
-		if redis.HasErrorPrefix(err, p) {
+		if goredis.HasErrorPrefix(err, p) {
 			return true
 		}
 	}
@@ -1241,7 +1255,7 @@ func redisTransient(err error) bool {
 // Len returns the number of keys in the set, from all writers: the sum of
 // SCARD over the shards. It returns -1 when that fails (for example after
 // Close, or when a server is unreachable); Count reports the error.
-func (r *Redis) Len() int64 {
+func (r *Set) Len() int64 {
 	n, err := r.Count()
 	if err != nil {
 		return -1
@@ -1250,9 +1264,9 @@ func (r *Redis) Len() int64 {
 }
 
 // Count is Len with its error.
-func (r *Redis) Count() (int64, error) {
+func (r *Set) Count() (int64, error) {
 	if r.closed.Load() {
-		return 0, ErrClosed
+		return 0, seen.ErrClosed
 	}
 	ctx, cancel := r.context()
 	defer cancel()
@@ -1260,9 +1274,9 @@ func (r *Redis) Count() (int64, error) {
 	return n, r.wrap(err)
 }
 
-func (r *Redis) count(ctx context.Context) (int64, error) {
+func (r *Set) count(ctx context.Context) (int64, error) {
 	pipe := r.client.Pipeline()
-	cmds := make([]*redis.IntCmd, redisShards)
+	cmds := make([]*goredis.IntCmd, redisShards)
 	for s := range cmds {
 		cmds[s] = pipe.SCard(ctx, r.keys[s])
 	}
@@ -1281,9 +1295,9 @@ func (r *Redis) count(ctx context.Context) (int64, error) {
 // shares it. The Redis stays open, as a new empty set with a new identity
 // (other processes that had the set open find it lost). No other call on
 // r may run at the same time.
-func (r *Redis) Drop() error {
+func (r *Set) Drop() error {
 	if r.closed.Load() {
-		return ErrClosed
+		return seen.ErrClosed
 	}
 	ctx, cancel := r.context()
 	defer cancel()
@@ -1302,10 +1316,10 @@ func (r *Redis) Drop() error {
 
 // Close closes the connections, and ends the wait of a Contains or Insert
 // that is retrying. The set stays on the server. A second Close returns
-// ErrClosed.
-func (r *Redis) Close() error {
+// seen.ErrClosed.
+func (r *Set) Close() error {
 	if r.closed.Swap(true) {
-		return ErrClosed
+		return seen.ErrClosed
 	}
 	close(r.done)
 	if err := r.client.Close(); err != nil {
@@ -1315,25 +1329,25 @@ func (r *Redis) Close() error {
 }
 
 // wrap maps go-redis' "client is closed" (a Close racing with an operation)
-// to ErrClosed, prefixes other errors, and keeps the password out.
-func (r *Redis) wrap(err error) error {
-	var lost *LostError
+// to seen.ErrClosed, prefixes other errors, and keeps the password out.
+func (r *Set) wrap(err error) error {
+	var lost *seen.LostError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &lost):
 		return lost
-	case errors.Is(err, redis.ErrClosed) || r.closed.Load():
-		return r.scrub(fmt.Errorf("seen: redis: %w (%w)", ErrClosed, err))
+	case errors.Is(err, goredis.ErrClosed) || r.closed.Load():
+		return r.scrub(fmt.Errorf("seen: redis: %w (%w)", seen.ErrClosed, err))
 	default:
 		return r.scrub(fmt.Errorf("seen: redis: %w", err))
 	}
 }
 
 // scrub returns err, or, when its text contains one of r.secrets, an error
-// with each of them replaced by "***" that wraps only ErrClosed and
-// ErrNoParams (where err does), not err.
-func (r *Redis) scrub(err error) error { return scrub(err, r.secrets) }
+// with each of them replaced by "***" that wraps only seen.ErrClosed and
+// seen.ErrNoParams (where err does), not err.
+func (r *Set) scrub(err error) error { return scrub(err, r.secrets) }
 
 func scrub(err error, secrets []string) error {
 	if err == nil {
@@ -1352,17 +1366,17 @@ func scrub(err error, secrets []string) error {
 	if red == msg {
 		return err
 	}
-	w := &wrapped{msg: red}
-	for _, e := range []error{ErrClosed, ErrNoParams} {
+	w := &store.Error{Msg: red}
+	for _, e := range []error{seen.ErrClosed, seen.ErrNoParams} {
 		if errors.Is(err, e) {
-			w.errs = append(w.errs, e)
+			w.Errs = append(w.Errs, e)
 		}
 	}
 	return w
 }
 
 // redisSlotTags returns, for each Redis Cluster hash slot s, the hash tag
-// tag(s) described on Redis: the decimal form of the smallest i >= 0 with
+// tag(s) described on Set: the decimal form of the smallest i >= 0 with
 // CRC16(decimal(i)) mod 16384 == s. Computed once (about 170k CRCs).
 var redisSlotTags = sync.OnceValue(func() *[redisShards]string {
 	var tags [redisShards]string
@@ -1405,6 +1419,6 @@ var crc16Table = func() (t [256]uint16) {
 }()
 
 var (
-	_ Set     = (*Redis)(nil)
-	_ Stamped = (*Redis)(nil)
+	_ seen.Set     = (*Set)(nil)
+	_ seen.Stamped = (*Set)(nil)
 )

@@ -1,4 +1,4 @@
-package seen
+package disk
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ const diskStateFile = "uriscan-seen.json"
 
 // diskState is what a Disk's directory records outside the Pebble store,
 // so that a store that vanished, was replaced or lost keys is noticed
-// (see "Identity, count and damage" on Disk).
+// (see "Identity, count and damage" on Set).
 type diskState struct {
 	Format string `json:"format"`
 	// ID is the set's identity, the same as the store's "m/id" record.
@@ -23,8 +23,8 @@ type diskState struct {
 	// Count is the number of keys at the last Close (at the last open
 	// while Open is true): the store holds at least that many.
 	Count int64 `json:"count"`
-	// Open is true from OpenDisk to Close: a process that was killed
-	// leaves it true, and the next OpenDisk counts the keys.
+	// Open is true from Open to Close: a process that was killed
+	// leaves it true, and the next Open counts the keys.
 	Open bool `json:"open"`
 }
 
@@ -46,7 +46,7 @@ func readDiskState(dir string) (*diskState, error) {
 		return nil, fmt.Errorf("its state file %s is not what uriscan wrote (%v)", name, err)
 	}
 	if s.Format != diskFormat {
-		return nil, fmt.Errorf("%w: %s records the format %q, want %q", ErrNotDiskSet, name, s.Format, diskFormat)
+		return nil, fmt.Errorf("%w: %s records the format %q, want %q", ErrNotSet, name, s.Format, diskFormat)
 	}
 	return &s, nil
 }

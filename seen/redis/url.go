@@ -1,4 +1,4 @@
-package seen
+package redis
 
 import (
 	"crypto/tls"
@@ -8,10 +8,10 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 )
 
-// OpenRedisURL is OpenRedis for a set given as a URL:
+// OpenURL is Open for a set given as a URL:
 //
 //	redis://[user:password@]host[:port][/db][?option=value&...]
 //	rediss://...                           (TLS)
@@ -24,23 +24,23 @@ import (
 // error, not the server on this machine. A
 // URL with one host and the redis or rediss scheme is a single server, or
 // a cluster if the server says it is a cluster node (unless opts.Mode says
-// otherwise; RedisStandalone refuses a cluster URL). Several hosts are
+// otherwise; Standalone refuses a cluster URL). Several hosts are
 // separated by commas; an empty element (a trailing comma, two commas in a
 // row) is an error. A cluster has only DB 0.
 //
-// The URL is parsed by go-redis (redis.ParseURL for a single server,
-// redis.ParseClusterURL for a cluster), so its query options are go-redis'
+// The URL is parsed by go-redis (goredis.ParseURL for a single server,
+// goredis.ParseClusterURL for a cluster), so its query options are go-redis'
 // (dial_timeout=3s, read_timeout, pool_size, max_retries, skip_verify,
 // client_name, protocol, ...; see their documentation), except for one of
-// package seen: prefix=P sets the key prefix (RedisOptions.Prefix).
+// package seen: prefix=P sets the key prefix (Options.Prefix).
 // Options go-redis does not know are an error. Connection fields of opts
-// fill in what the URL leaves unset (see RedisOptions); its other fields
-// (Timeout, Pipelines, Retries, Params) apply as they are.
+// fill in what the URL leaves unset (see Options); its other fields
+// (Timeout, Pipelines, Retries, seen.Params) apply as they are.
 //
-// No error contains the password (see Redis); RedactURL gives a URL fit
+// No error contains the password (see Set); RedactURL gives a URL fit
 // for messages.
-func OpenRedisURL(spec string, opts *RedisOptions) (*Redis, error) {
-	var o RedisOptions
+func OpenURL(spec string, opts *Options) (*Set, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -56,7 +56,7 @@ func OpenRedisURL(spec string, opts *RedisOptions) (*Redis, error) {
 	return r, scrub(err, u.secrets)
 }
 
-// redisURL is a URL for OpenRedisURL, split into its parts.
+// redisURL is a URL for OpenURL, split into its parts.
 type redisURL struct {
 	where    string // RedactURL of the URL, for messages
 	scheme   string // redis or rediss
@@ -75,7 +75,7 @@ type redisURL struct {
 func parseRedisURL(spec string) (redisURL, error) {
 	u := redisURL{where: RedactURL(spec), secrets: urlSecrets(spec)}
 	fail := func(format string, args ...any) (redisURL, error) {
-		return u, fmt.Errorf("seen: OpenRedisURL %s: "+format, append([]any{u.where}, args...)...)
+		return u, fmt.Errorf("seen: redis.OpenURL %s: "+format, append([]any{u.where}, args...)...)
 	}
 	scheme, rest, ok := strings.Cut(spec, "://")
 	if !ok {
@@ -232,16 +232,16 @@ func RedactURL(spec string) string {
 
 // target maps u and the connection fields of o onto go-redis options, and
 // applies u's prefix to o.
-func (u *redisURL) target(o *RedisOptions) (redisTarget, error) {
-	t := redisTarget{op: "OpenRedisURL", where: u.where, secrets: u.secrets}
+func (u *redisURL) target(o *Options) (redisTarget, error) {
+	t := redisTarget{op: "redis.OpenURL", where: u.where, secrets: u.secrets}
 	fail := func(format string, args ...any) (redisTarget, error) {
-		return t, fmt.Errorf("seen: OpenRedisURL %s: "+format, append([]any{u.where}, args...)...)
+		return t, fmt.Errorf("seen: redis.OpenURL %s: "+format, append([]any{u.where}, args...)...)
 	}
 	if u.prefix != nil {
 		o.Prefix = *u.prefix
 	}
 	if o.TLSConfig != nil && u.scheme != "rediss" {
-		return fail("RedisOptions.TLSConfig is set, but the URL's scheme is %s, not rediss", u.scheme)
+		return fail("Options.TLSConfig is set, but the URL's scheme is %s, not rediss", u.scheme)
 	}
 	if o.Password != "" {
 		t.secrets = append(t.secrets, o.Password)
@@ -251,18 +251,18 @@ func (u *redisURL) target(o *RedisOptions) (redisTarget, error) {
 		base += u.userinfo + "@"
 	}
 	base += u.hosts[0] + u.path
-	cluster := u.cluster || o.Mode == RedisCluster
+	cluster := u.cluster || o.Mode == Cluster
 	switch {
-	case o.Mode == RedisStandalone && u.cluster:
-		return fail("a cluster URL (several hosts, or +cluster), and RedisOptions.Mode is RedisStandalone")
-	case o.Mode != RedisAuto && o.Mode != RedisStandalone && o.Mode != RedisCluster:
+	case o.Mode == Standalone && u.cluster:
+		return fail("a cluster URL (several hosts, or +cluster), and Options.Mode is Standalone")
+	case o.Mode != Auto && o.Mode != Standalone && o.Mode != Cluster:
 		return fail("unknown mode %d", o.Mode)
 	}
 	if !cluster {
 		if len(u.query) > 0 {
 			base += "?" + u.query.Encode()
 		}
-		so, err := redis.ParseURL(base)
+		so, err := goredis.ParseURL(base)
 		if err != nil {
 			return fail("%v", urlErr(err))
 		}
@@ -278,7 +278,7 @@ func (u *redisURL) target(o *RedisOptions) (redisTarget, error) {
 		so.WriteTimeout = cmp0(so.WriteTimeout, o.WriteTimeout)
 		so.PoolSize = cmp0(so.PoolSize, o.PoolSize)
 		t.secrets = append(t.secrets, so.Password)
-		t.single, t.detect = so, o.Mode == RedisAuto
+		t.single, t.detect = so, o.Mode == Auto
 		return t, nil
 	}
 	// A cluster: go-redis' cluster URL takes the seeds after the first as
@@ -289,7 +289,7 @@ func (u *redisURL) target(o *RedisOptions) (redisTarget, error) {
 		return fail("a Redis Cluster has only DB 0, and the URL's path is %q", u.path)
 	}
 	if o.DB != 0 {
-		return fail("a Redis Cluster has only DB 0, and RedisOptions.DB is %d", o.DB)
+		return fail("a Redis Cluster has only DB 0, and Options.DB is %d", o.DB)
 	}
 	q := url.Values{}
 	for name, vs := range u.query {
@@ -310,7 +310,7 @@ func (u *redisURL) target(o *RedisOptions) (redisTarget, error) {
 	if len(q) > 0 {
 		base += "?" + q.Encode()
 	}
-	co, err := redis.ParseClusterURL(base)
+	co, err := goredis.ParseClusterURL(base)
 	if err != nil {
 		return fail("%v", urlErr(err))
 	}
@@ -340,7 +340,7 @@ func cmp0[T comparable](a, b T) T {
 // (rediss; nil for redis), replaced by a copy of o.TLSConfig when that is
 // set, which keeps the URL's host as ServerName unless it names one
 // itself, and skip_verify.
-func mergeTLS(fromURL *tls.Config, o *RedisOptions) *tls.Config {
+func mergeTLS(fromURL *tls.Config, o *Options) *tls.Config {
 	if fromURL == nil || o.TLSConfig == nil {
 		return fromURL
 	}

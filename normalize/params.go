@@ -1,0 +1,130 @@
+package normalize
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/seen"
+)
+
+// heuristicNames are the names of the heuristics, in the order of the
+// Heuristics bits: what Heuristics.String, ParseHeuristic and a seen-set's
+// "heuristics" parameter use (and uriscan's flags, --drop-fragment ...).
+var heuristicNames = [...]struct {
+	h    Heuristics
+	name string
+}{
+	{DropFragment, "drop-fragment"},
+	{StripParams, "strip-params"},
+	{SortQuery, "sort-query"},
+	{DropEmptyQuery, "drop-empty-query"},
+	{RemoveDuplicateSlashes, "collapse-slashes"},
+	{StripWWW, "strip-www"},
+	{DropIndexPages, "drop-index"},
+	{IDNA, "idna"},
+}
+
+// String names the heuristics in hs, comma-separated, in the order they
+// are listed (DropFragment "drop-fragment", StripParams "strip-params",
+// SortQuery "sort-query", DropEmptyQuery "drop-empty-query",
+// RemoveDuplicateSlashes "collapse-slashes", StripWWW "strip-www",
+// DropIndexPages "drop-index", IDNA "idna"); "" for none.
+func (hs Heuristics) String() string {
+	var names []string
+	for _, n := range heuristicNames {
+		if hs&n.h != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseHeuristic returns the heuristic String names name.
+func ParseHeuristic(name string) (Heuristics, bool) {
+	for _, n := range heuristicNames {
+		if n.name == name {
+			return n.h, true
+		}
+	}
+	return 0, false
+}
+
+// ErrRandomKey is returned by Hasher.Params for a Hasher whose key was
+// drawn at random (NewHasher with a nil key): no later run makes the same
+// keys, so a set kept across runs would answer every URI new.
+var ErrRandomKey = errors.New("normalize: the hash key was drawn at random (NewHasher with a nil key): no other run makes the same keys, so a set kept across runs would find every URI new; use a fixed key (ReadKeyFile)")
+
+// Params returns what makes h's keys, for a persistent seen-set to record
+// on its first use and check on every later one (seen.Params; the Params
+// option of seen/disk and seen/redis): the fingerprint of the hash key,
+// the level, every option of Config that changes a normal form, the
+// grammar (SetGrammar) and how passwords are keyed (KeepPasswords). A run
+// whose keys would differ is refused by the set instead of finding every
+// URI new. uriscan dedup records exactly these, so a set made by a
+// program with the same settings is accepted by the command, and the
+// other way round. Params returns ErrRandomKey when h's key was drawn at
+// random. Set h's options before calling it.
+//
+// The entries: "key-fingerprint" (KeyFingerprint), "level" (its name);
+// at the levels other than SafeBrowsing and W3lib, "dot-segments":
+// "rfc3986" unless KeepEncodedDots, "ipv6": "rfc5952" with IPv6RFC5952,
+// "heuristics" (Heuristics.String) when Heuristics is not zero, "idna":
+// "uts46" when level Crawler writes A-labels, "strip-params" (the names,
+// comma-separated) when StripParams is not nil; at level W3lib,
+// "w3lib-keep-fragments" and "w3lib-drop-blank-values": "true" when set;
+// "grammar" when it is not RFC 3986; "passwords": "redacted" unless
+// KeepPasswords.
+func (h *Hasher) Params() (seen.Params, error) {
+	if h.random {
+		return nil, ErrRandomKey
+	}
+	p := h.Settings()
+	p["key-fingerprint"] = h.KeyFingerprint()
+	return p, nil
+}
+
+// Settings returns Params without the key's fingerprint: what h's keys
+// depend on besides the key. It never fails: for a caller that checks
+// settings across runs whose keys live only in memory (uriscan dedup's
+// checkpoint of a memory set), never for a persistent set.
+func (h *Hasher) Settings() seen.Params {
+	n := &h.n
+	p := seen.Params{"level": h.level.String()}
+	switch {
+	case h.level == W3lib:
+		if n.W3lib.KeepFragments {
+			p["w3lib-keep-fragments"] = "true"
+		}
+		if n.W3lib.DropBlankValues {
+			p["w3lib-drop-blank-values"] = "true"
+		}
+	case !h.level.Raw():
+		if !n.KeepEncodedDots {
+			// Since issue 11, "%2E" segments are removed as dot segments:
+			// a set made before (which kept them) is refused.
+			p["dot-segments"] = "rfc3986"
+		}
+		if n.IPv6RFC5952 {
+			p["ipv6"] = "rfc5952"
+		}
+		if h.level == Crawler && (n.Heuristics == 0 || n.Heuristics&IDNA != 0) {
+			// Since issue 11 the crawler level writes IDN hosts as
+			// A-labels: a crawler-level set made before is refused.
+			p["idna"] = "uts46"
+		}
+		if n.Heuristics != 0 {
+			p["heuristics"] = n.Heuristics.String()
+		}
+		if n.StripParams != nil {
+			p["strip-params"] = strings.Join(n.StripParams, ",")
+		}
+	}
+	if h.grammar != uriscan.RFC3986 {
+		p["grammar"] = h.grammar.String()
+	}
+	if !h.keepPasswords {
+		p["passwords"] = "redacted"
+	}
+	return p
+}
