@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/uriscan/uriscan/internal/pathstats"
 )
@@ -45,6 +46,8 @@ type LineScanner struct {
 	lim     int   // longest record in force (MaxLine), set by Reset
 	base    int64 // input offset of data[0]
 	empty   int   // reads in a row that returned nothing
+	skipBOM bool  // SkipBOM
+	bomTodo bool  // stream mode: the input's first bytes are still to be checked for a BOM
 
 	// The current record is longer than maxLine: its length (0 if it is
 	// not). A long record read past in stream mode keeps its first bytes
@@ -133,6 +136,28 @@ func (s *LineScanner) Reset(r io.Reader) {
 	s.have, s.line, s.base, s.empty = 0, 0, 0, 0
 	s.long, s.longPending = 0, false
 	s.lim = s.MaxLine()
+	s.bomTodo = s.skipBOM
+}
+
+// UTF8BOM is the UTF-8 byte-order mark, which editors and Windows tools
+// write at the start of text files. It can never begin a URI-reference:
+// its bytes are outside RFC 3986's character set.
+const UTF8BOM = "\xef\xbb\xbf"
+
+// SkipBOM sets whether a UTF-8 byte-order mark (UTF8BOM) at the very start
+// of the input is skipped, as uriscan's commands do, instead of being
+// read as the first bytes of line 1 (which makes it invalid). It is off
+// by default: a LineScanner reads exactly the bytes it is given. Offsets
+// still count the mark (line 1 then starts at offset 3), so they index
+// the input as given. Call it before Reset, ResetBytes or the first Scan;
+// it applies to the start of each input, not after StartAt.
+func (s *LineScanner) SkipBOM(skip bool) {
+	s.skipBOM = skip
+	s.bomTodo = skip && s.r != nil && s.base == 0 && s.have == 0
+	if skip && s.r == nil && s.base == 0 && s.pos == 0 && strings.HasPrefix(bytesToString(s.data), UTF8BOM) {
+		s.setData(s.data[len(UTF8BOM):])
+		s.base = int64(len(UTF8BOM))
+	}
 }
 
 // SetMaxLine sets the longest record s takes, in bytes without the
@@ -166,6 +191,9 @@ func (s *LineScanner) Buffer(buf []byte, max int) {
 // line n+1 and Offset counts from off. Call it after Reset.
 func (s *LineScanner) StartAt(offset int64, line int) {
 	s.base, s.line = offset, line
+	if offset > 0 {
+		s.bomTodo = false
+	}
 }
 
 // ResetBytes makes s scan the records in buf; line numbers start again at 1.
@@ -181,6 +209,11 @@ func (s *LineScanner) ResetBytes(buf []byte) {
 	s.line, s.base = 0, 0
 	s.long, s.longPending = 0, false
 	s.lim = s.MaxLine()
+	s.bomTodo = false
+	if s.skipBOM && strings.HasPrefix(bytesToString(buf), UTF8BOM) {
+		s.setData(buf[len(UTF8BOM):])
+		s.base = int64(len(UTF8BOM))
+	}
 }
 
 func (s *LineScanner) setData(d []byte) {
@@ -364,6 +397,23 @@ func (s *LineScanner) fill() bool {
 		m, err := s.r.Read(s.buf[have:])
 		s.noProgress(m, err)
 		have += m
+		if s.bomTodo {
+			// The input's first bytes: a byte-order mark is dropped once
+			// all three are read (offsets still count it).
+			n := min(have, len(UTF8BOM))
+			switch {
+			case bytesToString(s.buf[:n]) != UTF8BOM[:n]:
+				s.bomTodo = false
+			case n == len(UTF8BOM):
+				have = copy(s.buf, s.buf[n:have])
+				s.base += int64(n)
+				s.bomTodo, from = false, 0
+			case s.ioErr == nil:
+				continue // a prefix of the mark: read on
+			default:
+				s.bomTodo = false
+			}
+		}
 		if i := bytes.LastIndexByte(s.buf[from:have], '\n'); i >= 0 {
 			s.have = have
 			s.setData(s.buf[:from+i+1])

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -741,5 +742,84 @@ func TestParseErrorTo(t *testing.T) {
 	}
 	if invalid < 50 {
 		t.Fatalf("only %d invalid records", invalid)
+	}
+}
+
+// TestLineScannerSkipBOM: with SkipBOM a UTF-8 byte-order mark at the
+// very start is not part of line 1, in bytes and stream mode, whatever
+// the reads' sizes; offsets still count it; a mark anywhere else, a part
+// of one, or one after StartAt is read as bytes; without SkipBOM the
+// input is read as given.
+func TestLineScannerSkipBOM(t *testing.T) {
+	type rec struct {
+		text  string
+		off   int64
+		valid bool
+	}
+	scan := func(in string, skip bool, stream bool) []rec {
+		var s *LineScanner
+		if stream {
+			s = NewLineScanner(iotest.OneByteReader(strings.NewReader(in)))
+		} else {
+			s = NewLineScannerBytes([]byte(in))
+		}
+		s.SkipBOM(skip)
+		var out []rec
+		for s.Scan() {
+			out = append(out, rec{string(s.Bytes()), s.Offset(), s.Valid()})
+		}
+		if err := s.Err(); err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		in   string
+		skip bool
+		want []rec
+	}{
+		{UTF8BOM + "http://a/\nb\n", true, []rec{{"http://a/", 3, true}, {"b", 13, true}}},
+		{UTF8BOM + "http://a/\nb\n", false, []rec{{UTF8BOM + "http://a/", 0, false}, {"b", 13, true}}},
+		{UTF8BOM, true, nil},
+		{UTF8BOM + "\n", true, []rec{{"", 3, true}}},
+		{"\xef\xbb", true, []rec{{"\xef\xbb", 0, false}}},
+		{"\xef\xbbx\n", true, []rec{{"\xef\xbbx", 0, false}}},
+		{"a\n" + UTF8BOM + "b\n", true, []rec{{"a", 0, true}, {UTF8BOM + "b", 2, false}}},
+		{UTF8BOM + UTF8BOM + "a\n", true, []rec{{UTF8BOM + "a", 3, false}}},
+	} {
+		for _, stream := range []bool{false, true} {
+			if got := scan(c.in, c.skip, stream); !slices.Equal(got, c.want) {
+				t.Errorf("%q, SkipBOM(%v), stream %v: %+v, want %+v", c.in, c.skip, stream, got, c.want)
+			}
+		}
+	}
+	// After StartAt (a resumed scan), nothing is skipped.
+	s := NewLineScanner(strings.NewReader(UTF8BOM + "a\n"))
+	s.SkipBOM(true)
+	s.StartAt(100, 7)
+	if !s.Scan() || string(s.Bytes()) != UTF8BOM+"a" || s.Offset() != 100 || s.Line() != 8 {
+		t.Errorf("after StartAt: %q at %d, line %d", s.Bytes(), s.Offset(), s.Line())
+	}
+	// Reset keeps the setting for the next input.
+	s.Reset(strings.NewReader(UTF8BOM + "http://x/\n"))
+	if !s.Scan() || !s.Valid() || s.Offset() != 3 {
+		t.Errorf("after Reset: %q valid %v at %d", s.Bytes(), s.Valid(), s.Offset())
+	}
+}
+
+// TestLineScannerSkipBOMKasztp: kasztp.txt starts with a byte-order mark;
+// with SkipBOM its line 1 is the valid URI it is (as uriscan validate
+// says), without it line 1 is invalid.
+func TestLineScannerSkipBOMKasztp(t *testing.T) {
+	data := shareddata.URLList(t, "kasztp")
+	if !bytes.HasPrefix(data, []byte(UTF8BOM)) {
+		t.Fatal("kasztp.txt no longer starts with a byte-order mark")
+	}
+	for _, skip := range []bool{false, true} {
+		s := NewLineScannerBytes(data)
+		s.SkipBOM(skip)
+		if !s.Scan() || s.Valid() != skip {
+			t.Errorf("SkipBOM(%v): line 1 %q valid = %v", skip, s.Bytes(), s.Valid())
+		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
+
 	"github.com/klauspost/compress/zstd"
+	"github.com/uriscan/uriscan"
 )
 
 // input is one opened input: its bytes (decompressed), for messages its
@@ -33,7 +35,10 @@ type input struct {
 var (
 	gzipMagic = []byte{0x1f, 0x8b}
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
-	utf8BOM   = []byte{0xef, 0xbb, 0xbf}
+	// The byte-order mark LineScanner.SkipBOM skips; the commands skip it
+	// here, before any reader (lines, text, mapped chunks) sees the input,
+	// and say so once.
+	utf8BOM = []byte(uriscan.UTF8BOM)
 )
 
 // open opens one input; "-" is standard input. gzip and zstd are told by
