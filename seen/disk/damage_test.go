@@ -271,3 +271,44 @@ func TestDiskDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestDiskInterruptedCreate: a kill while a new set is being made leaves
+// its state file (written first) and some of Pebble's first files, and no
+// key: the next Open makes the set again with the same identity instead
+// of refusing the directory. A directory that holds only a state file's
+// temporary copy is new; one with someone else's file is not written into.
+func TestDiskInterruptedCreate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "set")
+	d := openDisk(t, dir, anyParams)
+	id := d.Stamp().ID
+	must(t, d.Close())
+	// What Pebble had not made yet when the kill came.
+	for _, glob := range []string{"marker.manifest.*", "MANIFEST-*", "*.sst"} {
+		for _, f := range storeFiles(t, dir, glob) {
+			must(t, os.Remove(f))
+		}
+	}
+	d = openDisk(t, dir, anyParams)
+	if s := d.Stamp(); s.ID != id || s.Count != 0 {
+		t.Fatalf("made again: %+v, want identity %s and no key", s, id)
+	}
+	must(t, d.Close())
+
+	tmpOnly := filepath.Join(t.TempDir(), "tmp")
+	must(t, os.MkdirAll(tmpOnly, 0o755))
+	must(t, os.WriteFile(filepath.Join(tmpOnly, "uriscan-seen.json.tmp123"), []byte("{"), 0o644))
+	openDisk(t, tmpOnly, anyParams).Close()
+
+	foreign := filepath.Join(t.TempDir(), "foreign")
+	must(t, os.MkdirAll(foreign, 0o755))
+	must(t, os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644))
+	if _, err := disk.Open(foreign, anyParams); !errors.Is(err, disk.ErrNotSet) {
+		t.Fatalf("Open of a directory with someone's file: %v, want ErrNotSet", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(foreign, "notes.txt")); err != nil || string(b) != "mine" {
+		t.Fatalf("the file was touched: %q, %v", b, err)
+	}
+	if m := storeFiles(t, foreign, "*"); len(m) != 1 {
+		t.Fatalf("the refused Open wrote into the directory: %v", m)
+	}
+}

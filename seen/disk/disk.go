@@ -10,8 +10,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -152,6 +154,7 @@ type Set struct {
 	// reserve is the free space a commit needs on the set's filesystem
 	// (see "Failures" on Set).
 	reserve uint64
+	dirLock io.Closer // lockDir's, released by Close
 }
 
 // stateEvery is how often a commit refreshes the state file's count.
@@ -396,8 +399,24 @@ func Open(dir string, opts *Options) (*Set, error) {
 	if o.MemTableSize == 0 {
 		o.MemTableSize = defaultMemTableSize
 	}
+	// Nothing is written into a directory that holds files neither a
+	// set's nor Pebble's.
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if !ourFile(e.Name()) && !pebbleFile(e.Name()) {
+				return nil, fmt.Errorf("%w: %s is not empty and holds no seen set (%s is neither a set's file nor Pebble's): not writing into it; name an empty or new directory", ErrNotSet, dir, e.Name())
+			}
+		}
+	}
+	// The set's own lock, held until Close: the state file and a
+	// half-made store are only ever looked at and changed under it.
+	dirLock, err := lockDir(dir, o.MustExist)
+	if err != nil {
+		return nil, err
+	}
 	state, exists, err := inspectDiskDir(dir, o.Recover, o.MustExist)
 	if err != nil {
+		dirLock.Close()
 		var le *seen.LostError
 		var de *damagedError
 		if errors.As(err, &le) || errors.As(err, &de) || errors.Is(err, ErrNotSet) {
@@ -426,6 +445,7 @@ func Open(dir string, opts *Options) (*Set, error) {
 	err = w.run(func() (err error) { db, err = pebble.Open(dir, po); return err })
 	if err != nil {
 		w.close()
+		dirLock.Close()
 		if locked, here := isLockError(err); locked {
 			msg := fmt.Sprintf("seen: disk set %s is in use by another process", dir)
 			if here {
@@ -435,11 +455,12 @@ func Open(dir string, opts *Options) (*Set, error) {
 		}
 		return nil, openError(dir, err, w.failed())
 	}
-	d := &Set{db: db, dir: dir, noSync: o.NoSync, w: w, stateEvery: stateEvery,
+	d := &Set{db: db, dir: dir, dirLock: dirLock, noSync: o.NoSync, w: w, stateEvery: stateEvery,
 		reserve: o.MemTableSize + o.MemTableSize/10 + 1<<20}
 	err = w.run(func() error { return d.load(params, state, o.Recover) })
 	if err == nil {
 		err = d.writeState(true)
+		d.stateAt = time.Time{} // the first commit records its count
 	}
 	if err != nil {
 		stopped := w.failed()
@@ -447,6 +468,7 @@ func Open(dir string, opts *Options) (*Set, error) {
 			w.run(db.Close)
 		}
 		w.close()
+		dirLock.Close()
 		var pe *seen.ParamsError
 		var le *seen.LostError
 		if errors.As(err, &pe) || errors.As(err, &le) || errors.Is(err, seen.ErrNoParams) {
@@ -492,12 +514,21 @@ func (e *damagedError) Unwrap() []error { return []error{ErrDamaged, e.err} }
 // recover, which takes the store as if it had none.
 func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exists bool, err error) {
 	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0 {
+	if errors.Is(err, os.ErrNotExist) || err == nil && onlyStateTemps(dir, entries) {
 		if mustExist {
 			return nil, false, &seen.LostError{Store: "disk set " + dir, Count: -1,
 				Why: "the directory is absent or empty: the set was deleted or moved"}
 		}
-		return nil, false, nil
+		// A new set: its state file first, so that a kill while Pebble
+		// makes its files leaves a directory that says whose they are.
+		state = &diskState{Format: diskFormat, ID: store.NewID(), Open: true}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, false, err
+		}
+		if err := writeDiskState(dir, *state); err != nil {
+			return nil, false, err
+		}
+		return state, false, nil
 	}
 	if err != nil {
 		return nil, false, err
@@ -519,10 +550,112 @@ func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exis
 	switch {
 	case desc.Exists:
 		return state, true, nil
+	case state != nil && state.Count == 0 && pebbleLeftovers(dir, entries):
+		// A set whose making was cut short (a kill while Pebble made its
+		// first files): no key ever recorded; made again, same identity.
+		if err := removeLeftovers(dir, entries); err != nil {
+			return nil, false, err
+		}
+		return state, false, nil
 	case state != nil:
 		return nil, false, &damagedError{dir, fmt.Errorf("%s records the set %s with %d keys, but the directory holds no Pebble store (its MANIFEST or the marker naming it is gone)", diskStateFile, state.ID, state.Count)}
 	}
 	return nil, false, fmt.Errorf("%w: %s is not empty and holds no seen set (no Pebble store): not writing into it; name an empty or new directory", ErrNotSet, dir)
+}
+
+// onlyStateTemps reports whether entries, a directory's, are at most the
+// temporary files of a state file a kill left (which it removes): a
+// directory in which nothing was made yet.
+func onlyStateTemps(dir string, entries []os.DirEntry) bool {
+	for _, e := range entries {
+		if e.Name() != lockFileName && !strings.HasPrefix(e.Name(), diskStateFile+".tmp") {
+			return false
+		}
+	}
+	for _, e := range entries {
+		if e.Name() != lockFileName {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	return true
+}
+
+// ourFile reports whether name is one of a set's own files in its
+// directory; pebbleFile whether it is one Pebble makes.
+func ourFile(name string) bool {
+	return name == diskStateFile || name == lockFileName || strings.HasPrefix(name, diskStateFile+".tmp")
+}
+
+func pebbleFile(name string) bool {
+	for _, p := range []string{"LOCK", "CURRENT", "OPTIONS-", "MANIFEST-", "marker."} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	for _, x := range []string{".log", ".sst", ".blob", ".dbtmp"} {
+		if strings.HasSuffix(name, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// lockFileName is the file a Set locks in its directory.
+const lockFileName = "uriscan-seen.lock"
+
+// lockDir takes the lock of a set's directory (making the directory
+// unless mustExist), or fails with an error wrapping ErrLocked.
+func lockDir(dir string, mustExist bool) (io.Closer, error) {
+	if !mustExist {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
+		}
+	} else if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, &seen.LostError{Store: "disk set " + dir, Count: -1,
+			Why: "the directory is absent or empty: the set was deleted or moved"}
+	}
+	l, err := vfs.Default.Lock(filepath.Join(dir, lockFileName))
+	if err == nil {
+		return l, nil
+	}
+	if locked, here := isLockError(err); locked {
+		msg := fmt.Sprintf("seen: disk set %s is in use by another process", dir)
+		if here {
+			msg = fmt.Sprintf("seen: disk set %s is in use: already open in this process", dir)
+		}
+		return nil, &store.Error{Msg: msg, Errs: []error{ErrLocked, err}}
+	}
+	return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
+}
+
+// pebbleLeftovers reports whether entries are only what Pebble makes
+// first in a new store, besides the state file: no table, no write-ahead
+// log that holds more than its header.
+func pebbleLeftovers(dir string, entries []os.DirEntry) bool {
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasSuffix(name, ".sst"), strings.HasSuffix(name, ".blob"), !ourFile(name) && !pebbleFile(name):
+			return false // a table, or a file that is neither a set's nor Pebble's
+		case strings.HasSuffix(name, ".log"):
+			if fi, err := e.Info(); err != nil || fi.Size() > 4096 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// removeLeftovers removes what pebbleLeftovers found, but the state file.
+func removeLeftovers(dir string, entries []os.DirEntry) error {
+	for _, e := range entries {
+		if e.Name() != diskStateFile && e.Name() != lockFileName {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // load reads the format, count and identity records, or writes them into
@@ -548,11 +681,16 @@ func (d *Set) load(params seen.Params, state *diskState, recover bool) error {
 		if nonEmpty {
 			return fmt.Errorf("%w: %s holds a Pebble store that is not a seen set", ErrNotSet, d.dir)
 		}
-		if state != nil && !recover {
-			// The state file says a set was here; the store is empty.
+		switch {
+		case state != nil && state.Count == 0:
+			d.id = state.ID // a new set: its state file was written first
+		case state != nil && !recover:
+			// The state file says a set with keys was here; the store is
+			// empty.
 			return store.CheckStamp(name, seen.Stamp{ID: state.ID, Count: state.Count}, "", 0)
+		default:
+			d.id = store.NewID()
 		}
-		d.id = store.NewID()
 		b := d.db.NewBatch()
 		defer b.Close()
 		var zero [8]byte
@@ -1015,6 +1153,7 @@ func (d *Set) Close() error {
 		return errors.Join(err, d.db.Close())
 	})
 	d.w.close()
+	err = errors.Join(err, d.dirLock.Close())
 	if err != nil {
 		return fmt.Errorf("seen: close disk set %s: %w", d.dir, err)
 	}
