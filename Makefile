@@ -72,7 +72,7 @@ test-avx512-mutants:
 
 # The race detector over the short tests (it needs cgo, so a C compiler).
 test-race:
-	$(GO) test -count=1 -short -race . ./cmd/... ./normalize/... ./seen/...
+	$(GO) test -count=1 -short -race . ./cmd/... ./frontier/... ./normalize/... ./seen/...
 
 ## test-arm64: the NEON kernel under qemu-aarch64-static (apt-get install qemu-user-static)
 ## The child processes of tests (seen's crash test) run through the same

@@ -46,7 +46,8 @@
 // and record after: look the batch up, write and sync the new lines, note
 // a checkpoint, then Insert the keys; after a crash it redoes the last
 // batch from the checkpoint, and Insert of keys already recorded is
-// harmless. A Redis set retries Contains and Insert on transient errors (they
+// harmless. Package frontier does exactly this, over any Set: each URI's
+// first occurrence written to a file exactly once across kills. A Redis set retries Contains and Insert on transient errors (they
 // are idempotent) and never Add or AddBatch.
 //
 // # A store that forgets

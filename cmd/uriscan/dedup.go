@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/frontier"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/disk"
@@ -24,18 +23,11 @@ import (
 const defaultDedupBatch = 1024
 
 // setupDedup: "uriscan dedup" writes the first line of each equivalence
-// class.
-//
-// Each batch of lines goes through four steps, in this order: (1) ask the
-// store which keys it holds (read-only); (2) write the new lines, flush,
-// and with --output sync the file; (3) with a checkpoint, record where the
-// input is decided up to and the output's length; (4) add the new keys to
-// the store. A kill between any two steps loses nothing: before (3) the
-// batch is not decided (its keys are not in the store, and a restart
-// truncates --output to the last checkpoint's length), after it a restart
-// adds the batch's keys again. So --output is exactly once, and standard
-// output at least once (a kill may repeat the last batch's lines). See
-// checkpoint.
+// class, through package frontier, which owns the exactly-once protocol
+// (batches, checkpoint, replay, truncation): --output is exactly once,
+// standard output at least once. The command reads the inputs, keys each
+// line (normalize.Hasher) and reports; the store is opened as a Go
+// program would open it (normalize.Hasher.Params).
 func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR, redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
 	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisstore.DefaultPrefix+")")
@@ -99,8 +91,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 				return exitUsage
 			}
 		}
-		d := &deduper{e: e, h: h, batchMax: *batch, out: e.out, ckptName: ckptName,
-			ckpt: checkpoint{Version: checkpointVersion, Store: shown, Params: params, Inputs: files, Output: *output, MaxLine: e.sc.ls.MaxLine()}}
+		d := &deduper{e: e, h: h, redacts: e.rep.redacts()}
 		d.summaryFile = *summary
 		d.repair = *repair
 		d.raw = lv.Raw()
@@ -110,7 +101,15 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		if *repair && *extract {
 			return e.usageError("dedup: --repair and --extract do not go together (extract takes only valid URIs)", e.cmd)
 		}
-		d.ckpt.Repair = *repair
+		// What the checkpoint records of this run, besides its inputs: a
+		// resume with other settings is refused.
+		run := map[string]string{"store": shown, "max-line": strconv.Itoa(e.sc.ls.MaxLine())}
+		for k, v := range params {
+			run[k] = v
+		}
+		if *repair {
+			run["repair"] = "true"
+		}
 		e.textLines = *extract
 		if *extract {
 			d.x = &uriscan.Extractor{}
@@ -122,22 +121,23 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			if len(d.x.Schemes) == 0 {
 				return e.usageError("dedup: --schemes names no scheme", e.cmd)
 			}
-			d.ckpt.Extract = strings.Join(d.x.Schemes, ",")
+			run["extract"] = strings.Join(d.x.Schemes, ",")
 		} else if isFlagSet(fs, "schemes") {
 			return e.usageError("dedup: --schemes goes with --extract", e.cmd)
 		}
 		if *rebuild && !persistent {
 			return e.usageError("dedup: --rebuild is for a disk or Redis store (a memory set is rebuilt from --output anyway)", e.cmd)
 		}
-		d.rebuildStore = *rebuild
 		// A checkpoint that recorded a store's stamp says a store was
 		// there: a disk store is not made anew where it is gone.
-		var prev checkpoint
 		resuming := false
+		var stamp *seen.Stamp
 		if ckptName != "" {
-			prev, resuming, _ = readCheckpoint(ckptName) // (its errors are open's to report)
+			if _, err := os.Stat(ckptName); err == nil {
+				resuming, stamp = true, frontier.LastStamp(ckptName)
+			}
 		}
-		set, err := openStore(*store, *prefix, params, storeOptions{recover: *rebuild, mustExist: resuming && prev.StoreStamp != nil && !*rebuild})
+		set, err := openStore(*store, *prefix, params, storeOptions{recover: *rebuild, mustExist: stamp != nil && !*rebuild})
 		if err != nil {
 			// The store's errors name it (password redacted).
 			e.ioError("dedup: " + storeMessage(err, shown) + storeAdvice(err, *output, resuming))
@@ -145,31 +145,50 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			return exitUsage
 		}
 		d.set = set
-		if err := d.open(*output, *resume || *output != ""); err != nil {
+		d.log, err = frontier.Open(set, frontier.Options{
+			Output: *output, Writer: e.out, Checkpoint: ckptName, Resume: *resume,
+			Inputs: files, Run: run, Batch: *batch,
+			KeyOf: d.keyOf, Rebuild: *rebuild,
+			OnRebuild: func(lost error, n int64) {
+				if lost != nil {
+					fmt.Fprintf(e.errw, "uriscan: dedup: %v\n", lost)
+				}
+				fmt.Fprintf(e.errw, "uriscan: dedup: --rebuild: adding back the keys of the %d bytes of --output %s\n", n, *output)
+			},
+		})
+		if err != nil {
 			set.Close()
-			d.unlock()
-			e.ioError("dedup: " + err.Error())
+			msg := "dedup: " + err.Error()
+			if errors.Is(err, seen.ErrLost) {
+				msg += "\nuriscan: dedup: the checkpoint " + ckptName + " records a run against the store as it was: " + lostAdvice(*output, true)
+			}
+			e.ioError(msg)
 			e.flush()
 			return exitUsage
 		}
+		d.ckptName, d.output, d.inputs = ckptName, *output, files
+		if d.log.Resumed() {
+			// What the runs before found keeps its exit status.
+			e.invalid = d.log.Tally().Other["invalid"] > 0
+			for _, msg := range d.log.Errors() {
+				e.ioError("dedup: (before the resume) " + msg)
+			}
+			st := d.log.Start()
+			e.start = inputPos{File: st.Input, Offset: st.Offset, Line: st.Line}
+		}
 		e.finish = d.finish
 		e.onInputError = func(msg string) {
-			d.ckpt.Failed = append(d.ckpt.Failed, msg)
+			d.log.InputError(msg)
 			d.inputFailed = true
 		}
 		// Before a read that may block, settle the batch so output keeps up
 		// with a slow input ("tail -f log | uriscan dedup").
-		e.sc.beforeRead = func() { d.flush(); e.flush() }
+		e.sc.beforeRead = func() { d.commit(); e.flush() }
 		e.endFile = d.endFile
 		code = e.eachRecord(files, d.record)
-		d.flush()
-		if d.err == nil && !e.stopped() && !e.halt && e.werr == nil {
-			d.ckpt.Done = true
-			d.saveCheckpoint()
-		}
 		d.finish()
 		e.flush()
-		if d.err != nil || d.werr != nil || e.ioFail {
+		if d.log.Err() != nil || d.closeErr != nil || e.ioFail {
 			code = exitUsage // (e.ioFail: also a --summary that could not be written)
 		}
 		return code
@@ -189,19 +208,14 @@ type dedupSummary struct {
 	Resumed    bool   `json:"resumed"`
 }
 
-// deduper decides a dedup run's lines, a batch at a time.
+// deduper keys a dedup run's lines for its frontier.Log.
 type deduper struct {
-	e        *env
-	set      seen.Set
-	h        *normalize.Hasher
-	batchMax int
-
-	// The batch: keys of its valid lines, their text (each ending in
-	// "\n", line i is text[ends[i-1]:ends[i]]), and its other lines.
-	keys    []seen.Key
-	text    []byte
-	ends    []int
-	pending dedupCounts // the batch's lines, blank and invalid
+	e       *env
+	set     seen.Set
+	log     *frontier.Log
+	h       *normalize.Hasher
+	redacts bool
+	text    []byte // a record's text, scratch
 	// x, with --extract, finds the URIs in a line (ms: its matches).
 	x  *uriscan.Extractor
 	ms []uriscan.Match
@@ -210,164 +224,17 @@ type deduper struct {
 	fixed    []byte
 	fixedURI uriscan.URI
 	fixedRep normalize.Repairs
-	redacted []byte // key's scratch
 	raw      bool   // the level is Raw: lines go to rawKey
 	rawErr   string // why rawKey refused the last line
 	// summaryFile is --summary.
 	summaryFile string
-	// rebuildStore (--rebuild): a store that lost keys gets --output's
-	// keys back on resume.
-	rebuildStore bool
+	ckptName    string
+	output      string   // --output
+	inputs      []string // the inputs ("-": standard input)
 	// inputFailed: an input error was reported since the last endFile.
 	inputFailed bool
-	has         []bool
-	newKeys     []seen.Key
-	inBatch     map[seen.Key]struct{}
-
-	counts dedupCounts // decided lines
-	digest batchDigest // of the batch's lines (or the replayed ones), with a checkpoint
-	pos    inputPos    // the input is read and handled up to here
-	start  inputPos    // where the batch starts (the last checkpoint's Next)
-
-	// Resuming: the lines up to replayTo were decided by the run before;
-	// their keys are added again (replay) and nothing is written.
-	replaying    bool
-	replayTo     inputPos
-	replayDigest string // the checkpoint's BatchDigest
-	replay       []seen.Key
-	resumed      bool
-
-	out      *bufio.Writer // where the new lines go
-	file     *os.File      // --output, or nil
-	lockFile *os.File      // holds the lock (see lock)
-	outLen   int64         // bytes of the output file decided
-	ckptName string        // "" for no checkpoint
-	ckpt     checkpoint
-
-	err, werr error  // a store or checkpoint error, an output error: the run stops
-	failedAt  string // what failed
-	finished  bool
-}
-
-// open prepares the output and, when resuming, the position: the
-// checkpoint says where the input is decided up to; the output file is
-// cut to the length it records; a memory set gets the output's keys back.
-func (d *deduper) open(output string, resume bool) error {
-	if err := d.lock(output); err != nil {
-		return err
-	}
-	var c checkpoint
-	found := false
-	if d.ckptName != "" {
-		var err error
-		if c, found, err = readCheckpoint(d.ckptName); err != nil {
-			return err
-		}
-		if found && !resume {
-			return fmt.Errorf("--checkpoint %s exists: pass --resume to continue from it, or remove it to start over", d.ckptName)
-		}
-		if found {
-			if why := c.matches(&d.ckpt); why != "" {
-				return fmt.Errorf("checkpoint %s does not belong to this run: %s (remove it to start over)", d.ckptName, why)
-			}
-		}
-	}
-	// Before anything is changed: is the store still the one the
-	// checkpoint was made against?
-	rebuild := false
-	if found {
-		var err error
-		if rebuild, err = d.checkStore(output, c); err != nil {
-			return err
-		}
-	}
-	if output != "" {
-		f, err := os.OpenFile(output, os.O_RDWR|os.O_CREATE, 0o644)
-		if err != nil {
-			return err
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return err
-		}
-		switch {
-		case !found && fi.Size() > 0:
-			f.Close()
-			return fmt.Errorf("--output %s exists and has no checkpoint %s: not overwriting it (remove it, or choose another file)", output, d.ckptName)
-		case found && fi.Size() < c.OutputLength:
-			f.Close()
-			return fmt.Errorf("--output %s has %d bytes, its checkpoint %s says %d were written: the file was changed; remove both to start over (with a new store: a disk or Redis one still holds their keys)", output, fi.Size(), d.ckptName, c.OutputLength)
-		}
-		if err := f.Truncate(c.OutputLength); err != nil { // 0 without a checkpoint
-			f.Close()
-			return err
-		}
-		if _, err := f.Seek(c.OutputLength, io.SeekStart); err != nil {
-			f.Close()
-			return err
-		}
-		d.file, d.outLen = f, c.OutputLength
-		d.out = bufio.NewWriterSize(f, writeBufSize)
-		if _, ok := d.set.(*seen.Memory); ok && found || rebuild {
-			if err := d.rebuild(output, c.OutputLength); err != nil {
-				return err
-			}
-		}
-	}
-	if !found {
-		if d.ckptName != "" {
-			// Recorded before anything is written: a restart always finds
-			// it or an empty output.
-			d.saveCheckpoint()
-		}
-		return d.err
-	}
-	d.resumed = true
-	d.counts, d.start, d.pos = c.Counts, c.Next, c.Next
-	// What the runs before found keeps its exit status.
-	d.e.invalid = c.Counts.Invalid > 0
-	for _, msg := range c.Failed {
-		d.e.ioError("dedup: (before the resume) " + msg)
-	}
-	d.ckpt.Failed = c.Failed
-	d.e.start = c.Batch
-	if c.Batch.before(c.Next) {
-		d.replaying, d.replayTo, d.replayDigest = true, c.Next, c.BatchDigest
-		d.pos = c.Batch
-	}
-	d.ckpt.OutputLength, d.ckpt.Counts, d.ckpt.Batch, d.ckpt.Next = c.OutputLength, c.Counts, c.Batch, c.Next
-	return nil
-}
-
-// checkStore compares a disk or Redis store with the stamp the checkpoint
-// c recorded: a store that is not that one, or holds fewer keys, would
-// answer "new" for lines written before. It is refused; with --rebuild
-// the keys of the output's lines are to be added back (rebuild), always:
-// a store opened with --rebuild was taken as it is, and may have lost
-// fewer keys than the last batch added, which no count shows.
-func (d *deduper) checkStore(output string, c checkpoint) (rebuild bool, err error) {
-	st, ok := d.set.(seen.Stamped)
-	if !ok || c.StoreStamp == nil {
-		return false, nil // a memory set is rebuilt anyway; an earlier checkpoint has no stamp
-	}
-	err = st.Check(*c.StoreStamp)
-	if err != nil && !errors.Is(err, seen.ErrLost) {
-		return false, err
-	}
-	switch {
-	case !d.rebuildStore && err != nil:
-		return false, fmt.Errorf("%v\nuriscan: dedup: the checkpoint %s records a run against the store as it was: %s", err, d.ckptName, lostAdvice(output, true))
-	case !d.rebuildStore:
-		return false, nil
-	case err != nil:
-		fmt.Fprintf(d.e.errw, "uriscan: dedup: %v\n", err)
-	}
-	if output == "" {
-		return false, nil // --checkpoint to standard output: nothing to add back
-	}
-	fmt.Fprintf(d.e.errw, "uriscan: dedup: --rebuild: adding back the keys of the %d bytes of --output %s\n", c.OutputLength, output)
-	return true, nil
+	closeErr    error // closing the store
+	finished    bool
 }
 
 // lostAdvice says what to do about a store that lost keys; resuming: a
@@ -467,82 +334,11 @@ func storeAdvice(err error, output string, resuming bool) string {
 	return ""
 }
 
-// lock keeps two runs from sharing an output or a checkpoint: it locks
-// the output file, or a file beside the checkpoint, until the process
-// ends.
-func (d *deduper) lock(output string) error {
-	name := output
-	if name == "" {
-		if d.ckptName == "" {
-			return nil
-		}
-		name = d.ckptName + ".lock"
-	}
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	held, err := lockFile(f)
-	if err != nil || held {
-		f.Close()
-		if held {
-			return fmt.Errorf("%s is in use by another uriscan dedup", name)
-		}
-		return fmt.Errorf("locking %s: %w", name, err)
-	}
-	d.lockFile = f
-	return nil
-}
-
-// unlock releases the lock, after the output is closed.
-func (d *deduper) unlock() {
-	if d.lockFile != nil {
-		d.lockFile.Close()
-		d.lockFile = nil
-	}
-}
-
-// rebuild adds the keys of the first n bytes of the output file to a
-// memory set: what the run before had seen.
-func (d *deduper) rebuild(name string, n int64) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var ls uriscan.LineScanner
-	ls.Reset(io.LimitReader(f, n))
-	ls.SetMaxLine(d.e.sc.ls.MaxLine())
-	var keys []seen.Key
-	for ls.Scan() {
-		if d.raw {
-			k, ok := d.rawKey(ls.Bytes())
-			if !ok {
-				return fmt.Errorf("--output %s: line %d is refused by --level %s: the file was changed; remove it and its checkpoint to start over", name, ls.Line(), d.h.Level())
-			}
-			keys = append(keys, k)
-		} else if g := d.e.sc.grammar; g != uriscan.RFC3986 {
-			u, err := g.Parse(ls.Bytes())
-			if err != nil {
-				return fmt.Errorf("--output %s: line %d is not a URI-reference by %s: the file was changed; remove it and its checkpoint to start over", name, ls.Line(), g)
-			}
-			keys = append(keys, d.key(&u))
-		} else if !ls.Valid() {
-			return fmt.Errorf("--output %s: line %d is not a URI-reference: the file was changed; remove it and its checkpoint to start over", name, ls.Line())
-		} else {
-			keys = append(keys, d.key(ls.URI()))
-		}
-		if len(keys) == 8192 {
-			if err := d.set.Insert(keys); err != nil {
-				return err
-			}
-			keys = keys[:0]
-		}
-	}
-	if err := ls.Err(); err != nil {
-		return err
-	}
-	return d.set.Insert(keys)
+// keyOf is the key of a line of --output, as it was written: used to
+// refill a memory set on resume, and by --rebuild.
+func (d *deduper) keyOf(line []byte) (seen.Key, error) {
+	sum, err := d.h.SumRaw(line)
+	return seen.Key(sum), err
 }
 
 // key is the seen-set key of u: the digest of its normal form as the
@@ -564,100 +360,57 @@ func (d *deduper) rawKey(text []byte) (seen.Key, bool) {
 	return seen.Key(sum), true
 }
 
-// record takes one input line.
+// record takes one input line: its records (keys and texts) go to the
+// Log, which decides, writes and commits them a batch at a time. While
+// the Log replays the last batch of the run before, nothing is reported.
 func (d *deduper) record(name string, s *recordScanner) {
-	pos := inputPos{File: d.e.fileIdx, Offset: s.ls.NextOffset(), Line: s.Line()}
-	blank := s.Len() == 0
-	if d.ckptName != "" {
-		d.digest.add(s.Bytes())
-	}
-	if d.replaying {
-		switch {
-		case d.x != nil:
-			if _, long := s.ls.TooLong(); !long {
-				d.ms = d.x.Append(d.ms[:0], s.Bytes())
-				for _, m := range d.ms {
-					u, _ := uriscan.Parse(s.Bytes()[m.Start:m.End])
-					d.replay = append(d.replay, d.key(&u))
-				}
-			}
-		case d.raw && !blank:
-			if _, long := s.ls.TooLong(); !long {
-				if k, ok := d.rawKey(s.Bytes()); ok {
-					d.replay = append(d.replay, k)
-				}
-			}
-		case s.ParseError() == nil && !blank:
-			d.replay = append(d.replay, d.key(s.URI()))
-		case d.repair && s.ParseError() != nil && d.repairLine(s):
-			d.replay = append(d.replay, d.key(&d.fixedURI))
-		}
-		d.pos = pos
-		if !pos.before(d.replayTo) {
-			d.endReplay()
-		}
-		return
-	}
-	d.pos = pos
-	d.pending.Lines++
+	next := frontier.Position{Input: d.e.fileIdx, Offset: s.ls.NextOffset(), Line: s.Line()}
+	replay := d.log.Replaying()
 	_, long := s.ls.TooLong()
 	switch {
-	case blank:
-		d.pending.Blank++
+	case s.Len() == 0:
+		d.log.Count("blank")
 	case d.x != nil && !long:
 		// The URIs in the line, each a record (valid: Extract parses them).
 		d.ms = d.x.Append(d.ms[:0], s.Bytes())
 		for _, m := range d.ms {
-			b := s.Bytes()[m.Start:m.End]
-			u, _ := uriscan.Parse(b)
-			d.pending.URIs++
-			d.keys = append(d.keys, d.key(&u))
-			d.text = appendURI(d.text, &u, d.e.rep.redacts())
-			d.text = append(d.text, '\n')
-			d.ends = append(d.ends, len(d.text))
-		}
-		if len(d.keys) >= d.batchMax {
-			d.flush()
+			u, _ := uriscan.Parse(s.Bytes()[m.Start:m.End])
+			d.text = appendURI(d.text[:0], &u, d.redacts)
+			d.log.Add(d.key(&u), d.text)
 		}
 	case d.raw && !long:
 		// A Raw level reads any line as its owner does.
 		k, ok := d.rawKey(s.Bytes())
 		if !ok {
 			s.perr = rawInvalid
-			d.pending.Invalid++
-			d.e.errw.Write(d.e.rep.appendLineReport(nil, name, int64(s.Line()), 0, []byte(d.rawErr), s.Bytes(), s.Len()))
+			d.log.Count("invalid")
+			if !replay {
+				d.e.errw.Write(d.e.rep.appendLineReport(nil, name, int64(s.Line()), 0, []byte(d.rawErr), s.Bytes(), s.Len()))
+			}
 			break
 		}
 		s.perr = nil
-		d.keys = append(d.keys, k)
-		d.text = append(d.text, shownBytes(s.Bytes(), d.e.rep.redacts())...)
-		d.text = append(d.text, '\n')
-		d.ends = append(d.ends, len(d.text))
-		if len(d.keys) >= d.batchMax {
-			d.flush()
-		}
-	case s.ParseError() != nil && d.repaired(name, s):
+		d.log.Add(k, shownBytes(s.Bytes(), d.redacts))
+	case s.ParseError() != nil && d.repairLine(s):
 		// Taken in its repaired form (and still invalid for the exit
 		// status, as normalize --repair).
-		d.pending.Repaired++
-		d.keys = append(d.keys, d.key(&d.fixedURI))
-		d.text = appendURI(d.text, &d.fixedURI, d.e.rep.redacts())
-		d.text = append(d.text, '\n')
-		d.ends = append(d.ends, len(d.text))
-		if len(d.keys) >= d.batchMax {
-			d.flush()
+		if !replay && !d.e.rep.quiet {
+			d.e.errw.Write(appendRepair(nil, name, s.Line(), d.fixedRep, d.e.rep.jsonl))
 		}
+		d.log.Count("repaired")
+		d.text = appendURI(d.text[:0], &d.fixedURI, d.redacts)
+		d.log.Add(d.key(&d.fixedURI), d.text)
 	case s.ParseError() != nil: // (with --extract, only a line over the limit)
-		d.pending.Invalid++
-		d.e.reportLine(name, s)
-	default:
-		d.keys = append(d.keys, d.key(s.URI()))
-		d.text = appendURI(d.text, s.URI(), d.e.rep.redacts())
-		d.text = append(d.text, '\n')
-		d.ends = append(d.ends, len(d.text))
-		if len(d.keys) >= d.batchMax {
-			d.flush()
+		d.log.Count("invalid")
+		if !replay {
+			d.e.reportLine(name, s)
 		}
+	default:
+		d.text = appendURI(d.text[:0], s.URI(), d.redacts)
+		d.log.Add(d.key(s.URI()), d.text)
+	}
+	if err := d.log.EndLine(s.Bytes(), next); err != nil {
+		d.e.halt = true
 	}
 }
 
@@ -681,220 +434,93 @@ func (d *deduper) repairLine(s *recordScanner) bool {
 	return true
 }
 
-// repaired is repairLine, reporting the repair on standard error.
-func (d *deduper) repaired(name string, s *recordScanner) bool {
-	if !d.repairLine(s) {
-		return false
+// commit decides the pending batch (before a read that may block).
+func (d *deduper) commit() {
+	if d.log.Commit() != nil {
+		d.e.halt = true
 	}
-	if !d.e.rep.quiet {
-		d.e.errw.Write(appendRepair(nil, name, s.Line(), d.fixedRep, d.e.rep.jsonl))
-	}
-	return true
 }
 
-// endReplay adds the replayed keys: the last batch of the run before,
-// whose keys may not have reached the store.
-func (d *deduper) endReplay() {
-	d.replaying = false
-	if d.pos != d.replayTo {
-		d.fail("resume", fmt.Errorf("the input does not match the checkpoint: a line ends at %s:%d offset %d, the checkpoint at line %d offset %d",
-			d.inputName(d.pos.File), d.pos.Line, d.pos.Offset, d.replayTo.Line, d.replayTo.Offset))
-		return
-	}
-	if got := d.digest.String(); got != d.replayDigest {
-		d.fail("resume", fmt.Errorf("the input changed since the checkpoint: the lines from %s:%d to %d differ from the ones it recorded (remove the checkpoint to start over)",
-			d.inputName(d.pos.File), d.ckpt.Batch.Line+1, d.replayTo.Line))
-		return
-	}
-	d.digest = batchDigest{}
-	if err := d.set.Insert(d.replay); err != nil {
-		d.fail("store", err)
-	}
-	d.replay = nil
-}
-
-// endFile ends a batch at the end of each input, so a batch never spans
-// two.
+// endFile ends each input: a batch never spans two.
 func (d *deduper) endFile() {
 	failed := d.inputFailed
 	d.inputFailed = false
-	if d.replaying {
-		switch {
-		case failed:
-			// (Reported above: unreadable, or it failed --verify-input.)
-			d.fail("resume", fmt.Errorf("%s could not be read up to the checkpoint's position (line %d, offset %d), so the batch the checkpoint ends with cannot be replayed; rerun once it can be read", d.inputName(d.e.fileIdx), d.replayTo.Line, d.replayTo.Offset))
-		case !d.e.stopped() && !d.e.halt && d.e.sc.Err() == nil:
-			d.fail("resume", fmt.Errorf("%s ended before the checkpoint's position (line %d, offset %d)", d.inputName(d.e.fileIdx), d.replayTo.Line, d.replayTo.Offset))
-		}
-		return
+	var err error
+	switch {
+	case failed:
+		// (Reported above: unreadable, or it failed --verify-input.)
+		err = errors.New("it could not be read (see above)")
+	case d.e.stopped() || d.e.halt:
+		return // finish commits what was read
+	case d.e.sc.Err() != nil:
+		err = d.e.sc.Err()
 	}
-	d.flush()
-	// The next input starts at its top.
-	if d.err == nil && d.werr == nil && d.e.fileIdx+1 < len(d.ckpt.Inputs) {
-		d.pos = inputPos{File: d.e.fileIdx + 1}
-		d.start = d.pos
+	if d.log.EndInput(d.e.fileIdx, err) != nil {
+		d.e.halt = true
 	}
 }
 
-// fail stops the run on a store, checkpoint or resume error.
-func (d *deduper) fail(what string, err error) {
-	if d.err == nil && d.werr == nil {
-		d.err, d.failedAt = err, what
-	}
-	d.e.halt = true
-}
-
-// flush decides the batch: which lines are new (the store's answer and
-// the batch's own repeats), writes them, records the checkpoint, then adds
-// their keys to the store.
-func (d *deduper) flush() {
-	if d.err != nil || d.werr != nil || d.replaying {
-		return
-	}
-	d.newKeys = d.newKeys[:0]
-	if len(d.keys) > 0 {
-		if cap(d.has) < len(d.keys) {
-			d.has = make([]bool, len(d.keys), max(len(d.keys), d.batchMax))
-		}
-		d.has = d.has[:len(d.keys)]
-		if err := d.set.Contains(d.keys, d.has); err != nil {
-			d.fail("store", err)
-			return
-		}
-		if d.inBatch == nil {
-			d.inBatch = make(map[seen.Key]struct{}, d.batchMax)
-		}
-		clear(d.inBatch)
-		start, written := 0, int64(0)
-		for i, end := range d.ends {
-			k := d.keys[i]
-			if _, dup := d.inBatch[k]; !d.has[i] && !dup {
-				d.inBatch[k] = struct{}{}
-				d.newKeys = append(d.newKeys, k)
-				d.out.Write(d.text[start:end])
-				written += int64(end - start)
-			}
-			start = end
-		}
-		if err := d.syncOutput(); err != nil {
-			d.werr, d.failedAt = err, "output"
-			d.e.halt = true
-			return
-		}
-		d.outLen += written
-		d.pending.Unique += int64(len(d.newKeys))
-	} else if d.pending.Lines == 0 {
-		return // nothing read since the last checkpoint
-	}
-	before := d.counts
-	d.counts.Lines += d.pending.Lines
-	d.counts.Blank += d.pending.Blank
-	d.counts.Invalid += d.pending.Invalid
-	d.counts.Repaired += d.pending.Repaired
-	d.counts.URIs += d.pending.URIs
-	d.counts.Unique += d.pending.Unique
-	d.ckpt.Batch, d.ckpt.Next, d.ckpt.BatchDigest = d.start, d.pos, d.digest.String()
-	d.saveCheckpoint()
-	if d.err != nil {
-		// Not recorded, so not decided: a rerun decides it again.
-		d.counts = before
-		return
-	}
-	d.pending = dedupCounts{}
-	d.digest = batchDigest{}
-	if len(d.newKeys) > 0 {
-		if err := d.set.Insert(d.newKeys); err != nil {
-			d.fail("store", err)
-		}
-	}
-	d.start = d.pos
-	d.keys, d.text, d.ends = d.keys[:0], d.text[:0], d.ends[:0]
-}
-
-// syncOutput flushes the new lines, and syncs an --output file.
-func (d *deduper) syncOutput() error {
-	if err := d.out.Flush(); err != nil {
-		return err
-	}
-	if d.file != nil {
-		return d.file.Sync()
-	}
-	return nil
-}
-
-// saveCheckpoint records the progress, if there is a checkpoint.
-func (d *deduper) saveCheckpoint() {
-	if d.ckptName == "" {
-		return
-	}
-	d.ckpt.OutputLength, d.ckpt.Counts = d.outLen, d.counts
-	if st, ok := d.set.(seen.Stamped); ok {
-		// The keys of the batches before this one are in the store.
-		stamp := st.Stamp()
-		d.ckpt.StoreStamp = &stamp
-	}
-	if err := d.ckpt.write(d.ckptName); err != nil {
-		d.fail("checkpoint", err)
-	}
-}
-
-// finish closes the store and the output and prints the summary; once.
+// finish decides what was read, records the run done unless it stopped
+// early, closes the output and the store, and prints the summary; once.
 func (d *deduper) finish() {
 	if d.finished {
 		return
 	}
 	d.finished = true
-	if err := d.set.Close(); err != nil && d.err == nil {
-		d.fail("store", err)
-	}
-	if d.file != nil {
-		if err := d.file.Close(); err != nil && d.werr == nil && d.err == nil {
-			d.werr, d.failedAt = err, "output"
-		}
-	}
-	d.unlock()
 	e := d.e
-	c := d.counts
+	if d.log.Err() == nil && !e.stopped() && !e.halt && e.werr == nil {
+		d.log.Finish()
+	} else {
+		d.log.Commit() // (a signal, --max-errors: what was read is decided)
+		d.log.Close()
+	}
+	if err := d.set.Close(); err != nil && d.log.Err() == nil {
+		d.closeErr = err
+	}
+	c := d.log.Tally()
+	blank, invalid, repaired := c.Other["blank"], c.Other["invalid"], c.Other["repaired"]
 	var b []byte
 	b = append(b, "uriscan: dedup: lines "...)
 	b = strconv.AppendInt(b, c.Lines, 10)
 	b = append(b, ", blank "...)
-	b = strconv.AppendInt(b, c.Blank, 10)
+	b = strconv.AppendInt(b, blank, 10)
 	b = append(b, ", invalid "...)
-	b = strconv.AppendInt(b, c.Invalid, 10)
-	if c.Repaired > 0 {
+	b = strconv.AppendInt(b, invalid, 10)
+	if repaired > 0 {
 		b = append(b, ", repaired "...)
-		b = strconv.AppendInt(b, c.Repaired, 10)
+		b = strconv.AppendInt(b, repaired, 10)
 	}
-	records := c.Lines - c.Blank - c.Invalid
 	if d.x != nil {
 		b = append(b, ", uris "...)
-		b = strconv.AppendInt(b, c.URIs, 10)
-		records = c.URIs
+		b = strconv.AppendInt(b, c.Records, 10)
 	}
 	b = append(b, ", unique "...)
 	b = strconv.AppendInt(b, c.Unique, 10)
 	b = append(b, ", duplicates "...)
-	b = strconv.AppendInt(b, records-c.Unique, 10)
-	if d.resumed {
+	b = strconv.AppendInt(b, c.Duplicates(), 10)
+	if d.log.Resumed() {
 		b = append(b, " (resumed from "...)
 		b = append(b, d.ckptName...)
 		b = append(b, ')')
 	}
 	b = append(b, '\n')
-	sum := dedupSummary{Command: "dedup", Lines: c.Lines, Blank: c.Blank, Invalid: c.Invalid, Repaired: c.Repaired, Unique: c.Unique, Duplicates: records - c.Unique, Resumed: d.resumed}
+	sum := dedupSummary{Command: "dedup", Lines: c.Lines, Blank: blank, Invalid: invalid, Repaired: repaired, Unique: c.Unique, Duplicates: c.Duplicates(), Resumed: d.log.Resumed()}
 	if d.x != nil {
-		sum.URIs = &c.URIs
+		sum.URIs = &c.Records
 	}
 	e.finalLine = e.writeSummary(d.summaryFile, sum, string(b))
-	if err := errors.Join(d.err, d.werr); err != nil {
-		name := d.inputName(d.start.File)
-		undecided := d.pending.Lines
-		msg := fmt.Sprintf("dedup: %s: %v\nuriscan: dedup: stopped: the input is decided up to %s:%d; %d lines read after it were not decided, and the rest of the input was not read",
-			d.failedAt, err, name, d.start.Line, undecided)
+	err := d.log.Err()
+	if err == nil && d.closeErr != nil {
+		err = &frontier.Error{Step: "store", Err: d.closeErr}
+	}
+	if err != nil {
+		at := d.log.Decided()
+		name := d.inputName(at.Input)
+		msg := fmt.Sprintf("dedup: %v\nuriscan: dedup: stopped: the input is decided up to %s:%d; %d lines read after it were not decided, and the rest of the input was not read",
+			err, name, at.Line, d.log.Pending())
 		switch {
 		case errors.Is(err, seen.ErrLost):
-			msg += "; " + lostAdvice(d.ckpt.Output, d.ckptName != "")
+			msg += "; " + lostAdvice(d.output, d.ckptName != "")
 		case d.ckptName != "":
 			msg += "; rerun with --resume (automatic with --output) to continue"
 		}
@@ -904,10 +530,10 @@ func (d *deduper) finish() {
 
 // inputName names input i for messages.
 func (d *deduper) inputName(i int) string {
-	if i >= len(d.ckpt.Inputs) || d.ckpt.Inputs[i] == "-" {
+	if i >= len(d.inputs) || d.inputs[i] == "-" {
 		return stdinName
 	}
-	return d.ckpt.Inputs[i]
+	return d.inputs[i]
 }
 
 // openStore opens the seen-set a --store value names, recording or

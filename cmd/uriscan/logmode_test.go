@@ -208,7 +208,7 @@ func TestDedupExtract(t *testing.T) {
 	if b := readFile(t, outFile); b != "http://A.example/x\nhttp://b/\nhttps://c/\nhttp://long/\n" {
 		t.Errorf("--output: %q", b)
 	}
-	if code, _, errs := cli(t, "", "dedup", "--output", outFile, f); code != 2 || !strings.Contains(errs, `it was made with --extract "http,https"`) {
+	if code, _, errs := cli(t, "", "dedup", "--output", outFile, f); code != 2 || !strings.Contains(errs, `it was made with extract "http,https", this run has ""`) {
 		t.Errorf("without --extract: exit %d, stderr %q", code, errs)
 	}
 	if code, _, errs := cli(t, "", "dedup", "--schemes", "ftp", f); code != 2 || !strings.Contains(errs, "--schemes goes with --extract") {
@@ -275,7 +275,7 @@ func TestKeepEncodedDotsFlag(t *testing.T) {
 	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key, "--keep-encoded-dots"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key); code != 2 || !strings.Contains(errs, "dot-segments") {
+	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key); code != 2 || !strings.Contains(errs, "was made with --keep-encoded-dots;") {
 		t.Errorf("a store kept with --keep-encoded-dots, used without: exit %d, stderr %q", code, errs)
 	}
 }
@@ -340,7 +340,7 @@ func TestHeuristicFlags(t *testing.T) {
 	if code, _, errs := cli(t, "http://www.a/\n", "dedup", "--store", store, "--key-file", key, "--strip-www"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if code, _, errs := cli(t, "http://www.a/\n", "dedup", "--store", store, "--key-file", key, "--level", "crawler"); code != 2 || !strings.Contains(errs, "heuristics") {
+	if code, _, errs := cli(t, "http://www.a/\n", "dedup", "--store", store, "--key-file", key, "--level", "crawler"); code != 2 || !strings.Contains(errs, "was made with --strip-www;") {
 		t.Errorf("the store's heuristics differ: exit %d, %q", code, errs)
 	}
 }

@@ -33,8 +33,8 @@ func TestDedupStoreRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--key-file", key2}, "was made with key-fingerprint="},
-		{[]string{"--key-file", key1, "--level", "crawler"}, "was made with idna unset, level=scheme; this run asks for idna=uts46, level=crawler"},
+		{[]string{"--key-file", key2}, "was made with --key-file (the key whose fingerprint is "},
+		{[]string{"--key-file", key1, "--level", "crawler"}, "was made with --level scheme; this run has --level crawler: rerun with the store's, or use another store"},
 		{nil, "needs --key-file"},
 	} {
 		code, out, errs := cli(t, "http://b/\n", append([]string{"dedup", "--store", store}, tc.args...)...)
@@ -129,7 +129,7 @@ func TestDedupSignals(t *testing.T) {
 		t.Fatalf("SIGTERM: %v, %d more bytes, stderr %q", err, len(rest), errb.String())
 	}
 	c, ok, err := readCheckpoint(filepath.Join(dir, "ckpt"))
-	if !ok || err != nil || c.Next.Line != 3000 || c.Counts.Unique != 2000 {
+	if !ok || err != nil || c.Next.Line != 3000 || c.Tally.Unique != 2000 {
 		t.Fatalf("checkpoint after SIGTERM: %+v %v %v", c, ok, err)
 	}
 

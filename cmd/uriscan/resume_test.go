@@ -2,15 +2,12 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/uriscan/uriscan/internal/atomicfile"
 )
 
 // sigReader hands out data in two halves and "delivers" a signal (sets
@@ -116,18 +113,22 @@ func (r *hookReader) Read(p []byte) (int, error) {
 func TestDedupCheckpointFailure(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.txt")
+	ckpt := out + ".checkpoint"
+	var before testCheckpoint
 	r := &hookReader{chunks: []string{"http://a/\nhttp://b/\n", "http://c/\nhttp://d/\n"}}
 	r.hook = func() {
-		writeCheckpointFile = func(string, []byte) error { return errors.New("no space left on device (test)") }
+		// The checkpoint of the first batch, then a directory where the
+		// next one would be renamed to: its write fails.
+		before, _, _ = readCheckpoint(ckpt)
+		os.Remove(ckpt)
+		os.MkdirAll(filepath.Join(ckpt, "x"), 0o755)
 	}
-	defer func() { writeCheckpointFile = atomicfile.Write }()
 	var o, eb bytes.Buffer
 	e := newEnv(r, &o, &eb)
 	code := e.run([]string{"dedup", "--output", out})
-	c, _, _ := readCheckpoint(out + ".checkpoint")
-	if code != 2 || c.Next.Line != 2 || !strings.Contains(eb.String(), "lines 2, blank 0, invalid 0, unique 2") ||
+	if code != 2 || before.Next.Line != 2 || !strings.Contains(eb.String(), "lines 2, blank 0, invalid 0, unique 2") ||
 		!strings.Contains(eb.String(), "decided up to <stdin>:2; 2 lines read after it were not decided") {
-		t.Errorf("exit %d, checkpoint at line %d, stderr:\n%s", code, c.Next.Line, eb.String())
+		t.Errorf("exit %d, checkpoint at line %d, stderr:\n%s", code, before.Next.Line, eb.String())
 	}
 }
 
@@ -166,7 +167,7 @@ func TestDedupOutputLocked(t *testing.T) {
 	io.WriteString(w, "http://a/\n")
 	waitGrow(t, filepath.Join(dir, "out.txt"), 10)
 	code, _, errs := cli(t, "http://b/\n", "dedup", "--output", filepath.Join(dir, "out.txt"))
-	if code != 2 || !strings.Contains(errs, "is in use by another uriscan dedup") {
+	if code != 2 || !strings.Contains(errs, "is in use by another run") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 }

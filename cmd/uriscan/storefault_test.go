@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/uriscan/uriscan/frontier"
 	"github.com/uriscan/uriscan/internal/testfs"
 )
 
@@ -286,4 +288,24 @@ func TestDedupRebuildIntact(t *testing.T) {
 		t.Fatalf("--rebuild on an intact store: exit %d, no rebuild said\n%s", code, errs)
 	}
 	wantComplete(t, out, want, summary, errs, "after --rebuild")
+}
+
+// testCheckpoint is what the tests read of a frontier checkpoint.
+type testCheckpoint struct {
+	Next  frontier.Position `json:"next"`
+	Tally frontier.Tally    `json:"tally"`
+	Done  bool              `json:"done"`
+}
+
+// readCheckpoint reads the checkpoint in name; ok is false if there is
+// none.
+func readCheckpoint(name string) (c testCheckpoint, ok bool, err error) {
+	b, err := os.ReadFile(name)
+	if os.IsNotExist(err) {
+		return c, false, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	return c, err == nil, err
 }

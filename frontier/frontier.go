@@ -1,0 +1,861 @@
+// Package frontier records the first occurrence of each URI of a stream
+// in an output log, exactly once across kills and restarts: the frontier
+// of a crawler, the new lines of a log. It owns the protocol that makes
+// that hold over any seen.Set: the batch, the write and sync, the
+// checkpoint, the replay and the truncation.
+//
+// # The guarantee
+//
+// A Log decides its input a batch at a time (Options.Batch records), in
+// four steps, in this order: (1) ask the set which keys it holds
+// (seen.Set.Contains, read-only); (2) write the new records to the output
+// and, for an output file, fsync it; (3) record a checkpoint (atomically:
+// written beside, synced, renamed, the directory synced): where the input
+// is decided up to, where the batch started, the output's length; (4) add
+// the batch's new keys to the set (seen.Set.Insert, idempotent). A kill
+// between any two steps loses nothing: before (3) the batch is not
+// decided, and Open cuts the output back to the checkpoint's length, so
+// it is decided and written again; after (3) Open adds the batch's keys
+// again (its lines are read again and replayed: keys added, nothing
+// written). So:
+//
+//   - to an output file (Options.Output) every record's first occurrence
+//     is written exactly once, in input order, whatever the kills;
+//   - to a Writer (a pipe) at least once: a kill may repeat the last
+//     batch, never lose one.
+//
+// A persistent set (seen/disk, seen/redis) that is not the one the
+// checkpoint was made against, or that lost keys (seen.Stamped, Check),
+// is refused on Open rather than let lines be written twice; with
+// Options.Rebuild the keys of the output's lines are added back instead
+// (Options.KeyOf). A set in memory (seen.Memory) is refilled from the
+// output on every resume.
+//
+// # Driving it
+//
+// The caller reads its inputs from Start (the beginning, or where a
+// resumed run must read again), and for each input line calls Add for each
+// record the line holds (none for a blank or invalid line, several for a
+// line of free text), then EndLine with the line's bytes and the position
+// after it; after each input, EndInput. Commit decides the pending batch
+// at once (before a read that may block, so that output keeps up with a
+// slow input), Finish decides the rest and records that the run is done.
+// While Replaying, the lines are those the last batch of the run before
+// held: the caller computes their keys as usual and reports nothing
+// (the Log writes nothing).
+package frontier
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/uriscan/uriscan/internal/atomicfile"
+	"github.com/uriscan/uriscan/internal/highway"
+	"github.com/uriscan/uriscan/seen"
+)
+
+// Position is a place in the inputs: the input's index, the byte offset
+// in it (of its decompressed bytes), and the number of lines before it.
+type Position struct {
+	Input  int   `json:"file"`
+	Offset int64 `json:"offset"`
+	Line   int   `json:"line"`
+}
+
+// Before reports whether p comes before q.
+func (p Position) Before(q Position) bool {
+	return p.Input < q.Input || p.Input == q.Input && p.Offset < q.Offset
+}
+
+// Tally counts what a run decided. Lines, Records and Unique are the
+// Log's; Other holds the caller's own counts of lines (Count), by name.
+type Tally struct {
+	Lines   int64            `json:"lines"`   // input lines decided
+	Records int64            `json:"records"` // records (Add) in them
+	Unique  int64            `json:"unique"`  // records written: first occurrences
+	Other   map[string]int64 `json:"other,omitempty"`
+}
+
+// Duplicates is the number of records that were not first occurrences.
+func (t Tally) Duplicates() int64 { return t.Records - t.Unique }
+
+func (t *Tally) add(u Tally) {
+	t.Lines += u.Lines
+	t.Records += u.Records
+	t.Unique += u.Unique
+	for k, v := range u.Other {
+		if t.Other == nil {
+			t.Other = map[string]int64{}
+		}
+		t.Other[k] += v
+	}
+}
+
+// DefaultBatch is Options.Batch's default.
+const DefaultBatch = 1024
+
+// Options configure Open.
+type Options struct {
+	// Output is the file the first occurrences go to, exactly once
+	// across kills (see the package doc). Empty: Writer.
+	Output string
+	// Writer, when Output is empty, is where the first occurrences go:
+	// at least once. Each batch ends with a Flush if it has one
+	// (*bufio.Writer).
+	Writer io.Writer
+	// Checkpoint is the file the progress is recorded in; default Output
+	// + ".checkpoint". With a Writer and no Checkpoint nothing is
+	// recorded (and a rerun starts over).
+	Checkpoint string
+	// Resume continues from an existing Checkpoint; without it an
+	// existing checkpoint is refused. With Output it is implied.
+	Resume bool
+	// Inputs name the inputs ("-" is standard input), Run describes the
+	// rest of what the run
+	// does (its settings): both are recorded in the checkpoint, and a
+	// resume with others is refused, naming the difference.
+	Inputs []string
+	Run    map[string]string
+	// Batch is how many records are decided at once; default
+	// DefaultBatch. Larger batches pay fewer syncs.
+	Batch int
+	// KeyOf returns the key of a line of the output (without its "\n"),
+	// as Add was given it: used on resume to refill a set that does not
+	// persist (seen.Memory), and with Rebuild. Required with an Output
+	// and a seen.Memory.
+	KeyOf func(line []byte) (seen.Key, error)
+	// Rebuild adds back the keys of the output's lines (KeyOf) when
+	// resuming with a persistent set, always: to a set that lost keys
+	// (refused without it) or may have lost fewer than Check sees.
+	Rebuild bool
+	// OnRebuild, when set, is told that Rebuild adds back the keys of
+	// the output's first n bytes, and why (lost nil: the set passed
+	// Check).
+	OnRebuild func(lost error, n int64)
+}
+
+// Error is the error that stopped a Log: Step says which ("store",
+// "output", "checkpoint", "resume").
+type Error struct {
+	Step string
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Step + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// A Log records the first occurrences of a run's records; see the
+// package doc. It is not safe for concurrent use.
+type Log struct {
+	set   seen.Set
+	o     Options
+	batch int
+
+	out      io.Writer
+	bw       *bufio.Writer // over file
+	file     *os.File      // Output, or nil
+	lockFile *os.File
+	outLen   int64
+
+	ckpt checkpoint
+
+	// The batch: keys of its records, their text (record i is
+	// text[ends[i-1]:ends[i]], each ending in "\n").
+	keys    []seen.Key
+	text    []byte
+	ends    []int
+	has     []bool
+	newKeys []seen.Key
+	inBatch map[seen.Key]struct{}
+	pending Tally // of the lines read since the last checkpoint
+	tally   Tally // decided
+	digest  batchDigest
+	pos     Position // the input is read up to here
+	start   Position // where the batch starts (the last checkpoint's Next)
+
+	resumed      bool
+	replaying    bool
+	replayTo     Position
+	replayDigest string
+	replay       []seen.Key
+	startAt      Position // where the caller reads from
+	errors       []string
+
+	err      error
+	finished bool
+}
+
+// checkpointVersion is the layout of the checkpoint file. Version 1 was
+// uriscan dedup's own before the Log.
+const checkpointVersion = 2
+
+// checkpoint is what a Log records after each batch's new records are
+// written (and, for an Output, synced), before the batch's keys are added
+// to the set: Next, where the input is decided up to (a restart reads
+// from there); Batch, where that batch started (its keys may not have
+// reached the set: a restart adds them again, from the lines Batch to
+// Next, whose digest BatchDigest is); OutputLength, the output's length
+// (a restart cuts the file to it); StoreStamp, the set's identity and
+// count after the batch before (a restart refuses a set that is not that
+// one or holds fewer keys).
+type checkpoint struct {
+	Version      int               `json:"version"`
+	Run          map[string]string `json:"run"`
+	Inputs       []string          `json:"inputs"`
+	Output       string            `json:"output,omitempty"`
+	OutputLength int64             `json:"output_length"`
+	Batch        Position          `json:"batch"`
+	BatchDigest  string            `json:"batch_digest"`
+	Next         Position          `json:"next"`
+	Tally        Tally             `json:"tally"`
+	Errors       []string          `json:"errors,omitempty"`
+	StoreStamp   *seen.Stamp       `json:"store_stamp,omitempty"`
+	Done         bool              `json:"done"`
+}
+
+// readCheckpoint reads the checkpoint in name; ok is false if there is
+// none.
+func readCheckpoint(name string) (c checkpoint, ok bool, err error) {
+	b, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, err
+	}
+	var v struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return c, false, fmt.Errorf("checkpoint %s: %w", name, err)
+	}
+	if v.Version != checkpointVersion {
+		return c, false, fmt.Errorf("checkpoint %s has version %d, this one reads %d (an earlier uriscan wrote it): finish that run with that version, or remove it (and its output) to start over", name, v.Version, checkpointVersion)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, false, fmt.Errorf("checkpoint %s: %w", name, err)
+	}
+	return c, true, nil
+}
+
+// writeCheckpointFile writes a checkpoint (tests make it fail).
+var writeCheckpointFile = atomicfile.Write
+
+// write replaces the checkpoint in name atomically; the directory is
+// synced too, so that an operating system crash cannot bring the previous
+// checkpoint back with the batch's keys already in the set.
+func (c *checkpoint) write(name string) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if err := writeCheckpointFile(name, append(b, '\n')); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", name, err)
+	}
+	return nil
+}
+
+// LastStamp returns the set's stamp the checkpoint in name recorded, or
+// nil (no checkpoint, none recorded, or unreadable: Open says why): a
+// caller that opens a persistent set before the Log can then refuse to
+// make a new one where the checkpoint's was (seen/disk's MustExist).
+func LastStamp(name string) *seen.Stamp {
+	c, ok, err := readCheckpoint(name)
+	if !ok || err != nil {
+		return nil
+	}
+	return c.StoreStamp
+}
+
+// matches says how the checkpoint differs from this run, or "".
+func (c *checkpoint) matches(run *checkpoint) string {
+	switch {
+	case !maps.Equal(c.Run, run.Run):
+		var diff []string
+		for _, k := range slices.Sorted(maps.Keys(joinKeys(c.Run, run.Run))) {
+			if a, b := c.Run[k], run.Run[k]; a != b {
+				diff = append(diff, fmt.Sprintf("%s %q, this run has %q", k, a, b))
+			}
+		}
+		return "it was made with " + strings.Join(diff, "; ")
+	case !slices.Equal(c.Inputs, run.Inputs):
+		return fmt.Sprintf("it was made for the inputs %q, this run reads %q", c.Inputs, run.Inputs)
+	case absPath(c.Output) != absPath(run.Output):
+		return fmt.Sprintf("it was made for the output %q, this run has %q", c.Output, run.Output)
+	}
+	return ""
+}
+
+func joinKeys(a, b map[string]string) map[string]bool {
+	m := map[string]bool{}
+	for k := range a {
+		m[k] = true
+	}
+	for k := range b {
+		m[k] = true
+	}
+	return m
+}
+
+func absPath(name string) string {
+	if name == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(name); err == nil {
+		return a
+	}
+	return name
+}
+
+// batchDigest sums up the lines of a batch, so that a resume, which reads
+// them again, can tell that the input is still the one the checkpoint was
+// made for: the XOR of a fixed-key HighwayHash-128 of each line's bytes,
+// and the number of lines.
+type batchDigest struct {
+	lo, hi uint64
+	n      int64
+}
+
+var digestKey = highway.NewKey(&[32]byte{'u', 'r', 'i', 's', 'c', 'a', 'n', ' ', 'b', 'a', 't', 'c', 'h'})
+
+func (d *batchDigest) add(line []byte) {
+	sum := digestKey.Sum128(line)
+	d.lo ^= binary.LittleEndian.Uint64(sum[:8])
+	d.hi ^= binary.LittleEndian.Uint64(sum[8:])
+	d.n++
+}
+
+func (d *batchDigest) String() string { return fmt.Sprintf("%016x%016x-%d", d.hi, d.lo, d.n) }
+
+// Open prepares a Log over set: it locks the output (or a file beside the
+// checkpoint) against a second run, and when a checkpoint records a run
+// before, checks that it is this run, that the set is the one it was made
+// against (seen.Stamped), cuts the output back to what was decided,
+// refills a seen.Memory from the output (or with Rebuild a persistent
+// set), and sets Start where reading must begin. Without a checkpoint it
+// records one at once (so a restart always finds it, or an empty output),
+// and refuses an output file that already holds data.
+func Open(set seen.Set, o Options) (*Log, error) {
+	if o.Output == "" && o.Writer == nil {
+		return nil, errors.New("frontier: Open: no Output and no Writer")
+	}
+	if o.Checkpoint == "" && o.Output != "" {
+		o.Checkpoint = o.Output + ".checkpoint"
+	}
+	if o.Output != "" {
+		o.Resume = true
+	}
+	if o.Batch <= 0 {
+		o.Batch = DefaultBatch
+	}
+	_, memory := set.(*seen.Memory)
+	if memory && o.Output == "" && o.Checkpoint != "" {
+		return nil, errors.New("frontier: Open: a checkpoint to a Writer needs a persistent set: a seen.Memory is gone after the process")
+	}
+	if memory && o.Output != "" && o.KeyOf == nil {
+		return nil, errors.New("frontier: Open: an Output with a seen.Memory needs KeyOf, to refill the set from the output on resume")
+	}
+	l := &Log{set: set, o: o, batch: o.Batch, out: o.Writer,
+		ckpt: checkpoint{Version: checkpointVersion, Run: o.Run, Inputs: o.Inputs, Output: o.Output}}
+	if err := l.open(memory); err != nil {
+		l.unlock()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Log) open(memory bool) error {
+	o := &l.o
+	if err := l.lock(); err != nil {
+		return err
+	}
+	var c checkpoint
+	found := false
+	if o.Checkpoint != "" {
+		var err error
+		if c, found, err = readCheckpoint(o.Checkpoint); err != nil {
+			return err
+		}
+		if found && !o.Resume {
+			return fmt.Errorf("checkpoint %s exists: resume from it, or remove it to start over", o.Checkpoint)
+		}
+		if found {
+			if why := c.matches(&l.ckpt); why != "" {
+				return fmt.Errorf("checkpoint %s does not belong to this run: %s (remove it to start over)", o.Checkpoint, why)
+			}
+		}
+	}
+	// Before anything is changed: is the set still the one the
+	// checkpoint was made against?
+	rebuild := false
+	if found {
+		var err error
+		if rebuild, err = l.checkSet(c); err != nil {
+			return err
+		}
+	}
+	if o.Output != "" {
+		f, err := os.OpenFile(o.Output, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return err
+		}
+		switch {
+		case !found && fi.Size() > 0:
+			f.Close()
+			return fmt.Errorf("output %s exists and has no checkpoint %s: not overwriting it (remove it, or choose another file)", o.Output, o.Checkpoint)
+		case found && fi.Size() < c.OutputLength:
+			f.Close()
+			return fmt.Errorf("output %s has %d bytes, its checkpoint %s says %d were written: the file was changed; remove both to start over (with a new set: a persistent one still holds their keys)", o.Output, fi.Size(), o.Checkpoint, c.OutputLength)
+		}
+		if err := f.Truncate(c.OutputLength); err != nil { // 0 without a checkpoint
+			f.Close()
+			return err
+		}
+		if _, err := f.Seek(c.OutputLength, io.SeekStart); err != nil {
+			f.Close()
+			return err
+		}
+		l.file, l.outLen = f, c.OutputLength
+		l.bw = bufio.NewWriterSize(f, 256<<10)
+		l.out = l.bw
+		if found && memory || rebuild {
+			if err := l.rebuild(c.OutputLength); err != nil {
+				return err
+			}
+		}
+	}
+	if !found {
+		if o.Checkpoint != "" {
+			return l.save()
+		}
+		return nil
+	}
+	l.resumed = true
+	l.tally, l.start, l.pos = c.Tally, c.Next, c.Next
+	l.errors = c.Errors
+	l.startAt = c.Batch
+	if c.Batch.Before(c.Next) {
+		l.replaying, l.replayTo, l.replayDigest = true, c.Next, c.BatchDigest
+		l.pos = c.Batch
+	}
+	l.ckpt.OutputLength, l.ckpt.Tally, l.ckpt.Batch, l.ckpt.Next, l.ckpt.Errors = c.OutputLength, c.Tally, c.Batch, c.Next, c.Errors
+	return nil
+}
+
+// checkSet compares a persistent set with the stamp the checkpoint c
+// recorded: a set that is not that one, or holds fewer keys, would
+// answer "new" for lines written before. It is refused; with Rebuild the
+// keys of the output's lines are to be added back (rebuild), always: a
+// set taken as it is may have lost fewer keys than the last batch added,
+// which no count shows.
+func (l *Log) checkSet(c checkpoint) (rebuild bool, err error) {
+	st, ok := l.set.(seen.Stamped)
+	if !ok || c.StoreStamp == nil {
+		return false, nil
+	}
+	err = st.Check(*c.StoreStamp)
+	if err != nil && !errors.Is(err, seen.ErrLost) {
+		return false, err
+	}
+	switch {
+	case !l.o.Rebuild && err != nil:
+		return false, err // a *seen.LostError: the caller says what to do
+	case !l.o.Rebuild, l.o.Output == "":
+		return false, nil // (to a Writer there is nothing to add back)
+	}
+	if l.o.KeyOf == nil {
+		return false, errors.New("frontier: Rebuild needs KeyOf")
+	}
+	if l.o.OnRebuild != nil {
+		l.o.OnRebuild(err, c.OutputLength)
+	}
+	return true, nil
+}
+
+// lock keeps two runs from sharing an output or a checkpoint: it locks
+// the output file, or a file beside the checkpoint, until Close.
+func (l *Log) lock() error {
+	name := l.o.Output
+	if name == "" {
+		if l.o.Checkpoint == "" {
+			return nil
+		}
+		name = l.o.Checkpoint + ".lock"
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	held, err := lockFile(f)
+	if err != nil || held {
+		f.Close()
+		if held {
+			return fmt.Errorf("%s is in use by another run", name)
+		}
+		return fmt.Errorf("locking %s: %w", name, err)
+	}
+	l.lockFile = f
+	return nil
+}
+
+func (l *Log) unlock() {
+	if l.file != nil {
+		l.file.Close()
+		l.file = nil
+	}
+	if l.lockFile != nil {
+		l.lockFile.Close()
+		l.lockFile = nil
+	}
+}
+
+// rebuild adds the keys of the first n bytes of the output to the set.
+func (l *Log) rebuild(n int64) error {
+	f, err := os.Open(l.o.Output)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(io.LimitReader(f, n), 64<<10)
+	var keys []seen.Key
+	var line []byte
+	for no := 1; ; no++ {
+		line = line[:0]
+		var err error
+		for {
+			var part []byte
+			part, err = r.ReadSlice('\n')
+			line = append(line, part...)
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if len(line) == 0 {
+			break
+		}
+		if line[len(line)-1] != '\n' {
+			return fmt.Errorf("output %s: line %d has no line end within the %d bytes its checkpoint records: the file was changed; remove it and its checkpoint to start over", l.o.Output, no, n)
+		}
+		k, err := l.o.KeyOf(line[:len(line)-1])
+		if err != nil {
+			return fmt.Errorf("output %s: line %d: %v: the file was changed; remove it and its checkpoint to start over", l.o.Output, no, err)
+		}
+		keys = append(keys, k)
+		if len(keys) == 8192 {
+			if err := l.set.Insert(keys); err != nil {
+				return err
+			}
+			keys = keys[:0]
+		}
+	}
+	return l.set.Insert(keys)
+}
+
+// Resumed reports whether Open found a checkpoint of a run before.
+func (l *Log) Resumed() bool { return l.resumed }
+
+// Start is where the caller reads from: the start of the inputs, or, when
+// resuming, the start of the last batch the run before recorded (its
+// lines are replayed: see Replaying).
+func (l *Log) Start() Position { return l.startAt }
+
+// Replaying reports whether the lines now read are those of the last
+// batch of the run before: their keys go to the set again and nothing is
+// written or counted, and the caller reports nothing about them.
+func (l *Log) Replaying() bool { return l.replaying }
+
+// Tally returns the counts of the lines decided.
+func (l *Log) Tally() Tally { return l.tally }
+
+// Pending returns the number of lines read and not decided yet.
+func (l *Log) Pending() int64 { return l.pending.Lines }
+
+// Decided returns where the input is decided up to.
+func (l *Log) Decided() Position { return l.start }
+
+// Errors returns the input errors recorded (InputError), by this run and
+// the runs before it.
+func (l *Log) Errors() []string { return l.errors }
+
+// Err returns the error that stopped the Log, or nil. After it, Add,
+// Count, EndLine, Commit and EndInput do nothing and return it.
+func (l *Log) Err() error { return l.err }
+
+func (l *Log) fail(step string, err error) error {
+	if l.err == nil {
+		l.err = &Error{Step: step, Err: err}
+	}
+	return l.err
+}
+
+// Add adds a record of the current line: its key, and the text written
+// for it if it is a first occurrence (a "\n" is added after it). While
+// replaying, only the key is kept.
+func (l *Log) Add(key seen.Key, text []byte) {
+	if l.err != nil {
+		return
+	}
+	if l.replaying {
+		l.replay = append(l.replay, key)
+		return
+	}
+	l.pending.Records++
+	l.keys = append(l.keys, key)
+	l.text = append(append(l.text, text...), '\n')
+	l.ends = append(l.ends, len(l.text))
+}
+
+// Count counts the current line under name in the Tally's Other (for
+// example "blank", "invalid"); not while replaying.
+func (l *Log) Count(name string) {
+	if l.err != nil || l.replaying {
+		return
+	}
+	if l.pending.Other == nil {
+		l.pending.Other = map[string]int64{}
+	}
+	l.pending.Other[name]++
+}
+
+// EndLine ends the current line: raw is its bytes (the digest that tells
+// a resume its input is the one recorded), next the position after it. A
+// full batch is decided (Commit).
+func (l *Log) EndLine(raw []byte, next Position) error {
+	if l.err != nil {
+		return l.err
+	}
+	if l.o.Checkpoint != "" {
+		l.digest.add(raw)
+	}
+	l.pos = next
+	if l.replaying {
+		if !next.Before(l.replayTo) {
+			return l.endReplay()
+		}
+		return nil
+	}
+	l.pending.Lines++
+	if len(l.keys) >= l.batch {
+		return l.Commit()
+	}
+	return nil
+}
+
+// endReplay adds the replayed keys: the last batch of the run before,
+// whose keys may not have reached the set.
+func (l *Log) endReplay() error {
+	l.replaying = false
+	if l.pos != l.replayTo {
+		return l.fail("resume", fmt.Errorf("the input does not match the checkpoint: a line ends at %s:%d offset %d, the checkpoint at line %d offset %d",
+			l.inputName(l.pos.Input), l.pos.Line, l.pos.Offset, l.replayTo.Line, l.replayTo.Offset))
+	}
+	if got := l.digest.String(); got != l.replayDigest {
+		return l.fail("resume", fmt.Errorf("the input changed since the checkpoint: the lines from %s:%d to %d differ from the ones it recorded (remove the checkpoint to start over)",
+			l.inputName(l.pos.Input), l.ckpt.Batch.Line+1, l.replayTo.Line))
+	}
+	l.digest = batchDigest{}
+	if err := l.set.Insert(l.replay); err != nil {
+		return l.fail("store", err)
+	}
+	l.replay = nil
+	return nil
+}
+
+// EndInput ends input i: err is nil when it was read to its end, or why
+// it was not (it could not be opened or read). A batch never spans two
+// inputs: the pending one is decided. While replaying, an input that
+// ends before the checkpoint's position stops the Log. (A caller that
+// stops early, on a signal, calls Close instead.)
+func (l *Log) EndInput(i int, err error) error {
+	if l.err != nil {
+		return l.err
+	}
+	if l.replaying {
+		if err != nil {
+			return l.fail("resume", fmt.Errorf("%s could not be read up to the checkpoint's position (line %d, offset %d), so the batch the checkpoint ends with cannot be replayed; rerun once it can be read: %w", l.inputName(i), l.replayTo.Line, l.replayTo.Offset, err))
+		}
+		return l.fail("resume", fmt.Errorf("%s ended before the checkpoint's position (line %d, offset %d)", l.inputName(i), l.replayTo.Line, l.replayTo.Offset))
+	}
+	if err := l.Commit(); err != nil {
+		return err
+	}
+	// The next input starts at its top.
+	if i+1 < len(l.o.Inputs) {
+		l.pos = Position{Input: i + 1}
+		l.start = l.pos
+	}
+	return nil
+}
+
+// InputError records an input error: said again by Errors after a resume.
+func (l *Log) InputError(msg string) {
+	l.errors = append(l.errors, msg)
+	l.ckpt.Errors = l.errors
+}
+
+// Commit decides the pending batch: which records are new (the set's
+// answer and the batch's own repeats), writes them and syncs an Output,
+// records the checkpoint, then adds their keys to the set.
+func (l *Log) Commit() error {
+	if l.err != nil || l.replaying {
+		return l.err
+	}
+	l.newKeys = l.newKeys[:0]
+	if len(l.keys) > 0 {
+		if cap(l.has) < len(l.keys) {
+			l.has = make([]bool, len(l.keys), max(len(l.keys), l.batch))
+		}
+		l.has = l.has[:len(l.keys)]
+		if err := l.set.Contains(l.keys, l.has); err != nil {
+			return l.fail("store", err)
+		}
+		if l.inBatch == nil {
+			l.inBatch = make(map[seen.Key]struct{}, l.batch)
+		}
+		clear(l.inBatch)
+		start, written := 0, int64(0)
+		for i, end := range l.ends {
+			k := l.keys[i]
+			if _, dup := l.inBatch[k]; !l.has[i] && !dup {
+				l.inBatch[k] = struct{}{}
+				l.newKeys = append(l.newKeys, k)
+				if _, err := l.out.Write(l.text[start:end]); err != nil {
+					return l.fail("output", err)
+				}
+				written += int64(end - start)
+			}
+			start = end
+		}
+		if err := l.syncOutput(); err != nil {
+			return l.fail("output", err)
+		}
+		l.outLen += written
+		l.pending.Unique += int64(len(l.newKeys))
+	} else if l.pending.Lines == 0 {
+		return nil // nothing read since the last checkpoint
+	}
+	before := l.tally
+	l.tally = cloneTally(l.tally)
+	l.tally.add(l.pending)
+	l.ckpt.Batch, l.ckpt.Next, l.ckpt.BatchDigest = l.start, l.pos, l.digest.String()
+	if err := l.save(); err != nil {
+		// Not recorded, so not decided: a rerun decides it again.
+		l.tally = before
+		return err
+	}
+	l.pending = Tally{}
+	l.digest = batchDigest{}
+	if len(l.newKeys) > 0 {
+		if err := l.set.Insert(l.newKeys); err != nil {
+			return l.fail("store", err)
+		}
+	}
+	l.start = l.pos
+	l.keys, l.text, l.ends = l.keys[:0], l.text[:0], l.ends[:0]
+	return nil
+}
+
+func cloneTally(t Tally) Tally {
+	t.Other = maps.Clone(t.Other)
+	return t
+}
+
+// syncOutput flushes the new records, and syncs an Output file.
+func (l *Log) syncOutput() error {
+	if f, ok := l.out.(interface{ Flush() error }); ok {
+		if err := f.Flush(); err != nil {
+			return err
+		}
+	}
+	if l.file != nil {
+		return l.file.Sync()
+	}
+	return nil
+}
+
+// save records the progress, if there is a checkpoint.
+func (l *Log) save() error {
+	if l.o.Checkpoint == "" {
+		return nil
+	}
+	l.ckpt.OutputLength, l.ckpt.Tally = l.outLen, l.tally
+	if st, ok := l.set.(seen.Stamped); ok {
+		// The keys of the batches before this one are in the set.
+		stamp := st.Stamp()
+		l.ckpt.StoreStamp = &stamp
+	}
+	if err := l.ckpt.write(l.o.Checkpoint); err != nil {
+		return l.fail("checkpoint", err)
+	}
+	return nil
+}
+
+// Finish decides the pending batch, records that the run is done, and
+// closes the output (not the set). A run whose checkpoint says done
+// resumes to nothing.
+func (l *Log) Finish() error {
+	if err := l.Commit(); err != nil {
+		l.Close()
+		return err
+	}
+	l.ckpt.Done = true
+	err := l.save()
+	if cerr := l.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Close closes the output and releases the lock without deciding what is
+// pending (a run stopped early: its undecided lines are decided again by
+// the next). It does not close the set. A second Close does nothing.
+func (l *Log) Close() error {
+	if l.finished {
+		return nil
+	}
+	l.finished = true
+	var err error
+	if l.file != nil {
+		if l.bw != nil {
+			err = l.bw.Flush()
+		}
+		if cerr := l.file.Close(); err == nil {
+			err = cerr
+		}
+		l.file = nil
+		if err != nil && l.err == nil {
+			l.err = &Error{Step: "output", Err: err}
+		}
+	}
+	l.unlock()
+	return err
+}
+
+// inputName names input i for messages ("-", standard input, is
+// "<stdin>").
+func (l *Log) inputName(i int) string {
+	switch {
+	case i >= len(l.o.Inputs):
+		return fmt.Sprintf("input %d", i)
+	case l.o.Inputs[i] == "-":
+		return "<stdin>"
+	}
+	return l.o.Inputs[i]
+}
