@@ -41,13 +41,14 @@ type LineScanner struct {
 	pos     int    // offset in data of the next record
 	line    int
 	valid   bool
-	ioErr   error // sticky; io.EOF once the reader is exhausted
-	maxLine int   // longest record as set; 0 means DefaultMaxLine
-	lim     int   // longest record in force (MaxLine), set by Reset
-	base    int64 // input offset of data[0]
-	empty   int   // reads in a row that returned nothing
-	skipBOM bool  // SkipBOM
-	bomTodo bool  // stream mode: the input's first bytes are still to be checked for a BOM
+	ioErr   error  // sticky; io.EOF once the reader is exhausted
+	maxLine int    // longest record as set; 0 means DefaultMaxLine
+	lim     int    // longest record in force (MaxLine), set by Reset
+	base    int64  // input offset of data[0]
+	empty   int    // reads in a row that returned nothing
+	skipBOM bool   // SkipBOM
+	bomTodo bool   // stream mode: the input's first bytes are still to be checked for a BOM
+	bomBuf  []byte // bytes mode: the buffer whose BOM ResetBytes took off
 
 	// The current record is longer than maxLine: its length (0 if it is
 	// not). A long record read past in stream mode keeps its first bytes
@@ -155,6 +156,7 @@ func (s *LineScanner) SkipBOM(skip bool) {
 	s.skipBOM = skip
 	s.bomTodo = skip && s.r != nil && s.base == 0 && s.have == 0
 	if skip && s.r == nil && s.base == 0 && s.pos == 0 && strings.HasPrefix(bytesToString(s.data), UTF8BOM) {
+		s.bomBuf = s.data
 		s.setData(s.data[len(UTF8BOM):])
 		s.base = int64(len(UTF8BOM))
 	}
@@ -190,10 +192,16 @@ func (s *LineScanner) Buffer(buf []byte, max int) {
 // an input (resuming a scan): after StartAt(off, n), the next record is
 // line n+1 and Offset counts from off. Call it after Reset.
 func (s *LineScanner) StartAt(offset int64, line int) {
-	s.base, s.line = offset, line
 	if offset > 0 {
 		s.bomTodo = false
+		if s.bomBuf != nil && s.pos == 0 {
+			// Not the start of the input: the mark ResetBytes took off
+			// is the input's, put back.
+			s.setData(s.bomBuf)
+		}
 	}
+	s.bomBuf = nil
+	s.base, s.line = offset, line
 }
 
 // ResetBytes makes s scan the records in buf; line numbers start again at 1.
@@ -210,9 +218,11 @@ func (s *LineScanner) ResetBytes(buf []byte) {
 	s.long, s.longPending = 0, false
 	s.lim = s.MaxLine()
 	s.bomTodo = false
+	s.bomBuf = nil
 	if s.skipBOM && strings.HasPrefix(bytesToString(buf), UTF8BOM) {
 		s.setData(buf[len(UTF8BOM):])
 		s.base = int64(len(UTF8BOM))
+		s.bomBuf = buf
 	}
 }
 

@@ -823,3 +823,18 @@ func TestLineScannerSkipBOMKasztp(t *testing.T) {
 		}
 	}
 }
+
+// TestLineScannerSkipBOMStartAt: in bytes mode, a buffer that starts in
+// the middle of an input (StartAt with an offset) keeps a mark at its
+// start: it is the input's bytes, and the offsets stay right.
+func TestLineScannerSkipBOMStartAt(t *testing.T) {
+	s := NewLineScannerBytes([]byte(UTF8BOM + "a\nb\n"))
+	s.SkipBOM(true)
+	s.StartAt(20, 4)
+	if !s.Scan() || string(s.Bytes()) != UTF8BOM+"a" || s.Offset() != 20 || s.Line() != 5 {
+		t.Errorf("first record %q at %d line %d, want the mark and a at 20, line 5", s.Bytes(), s.Offset(), s.Line())
+	}
+	if !s.Scan() || string(s.Bytes()) != "b" || s.Offset() != 25 {
+		t.Errorf("second record %q at %d, want b at 25", s.Bytes(), s.Offset())
+	}
+}

@@ -130,8 +130,8 @@ type Options struct {
 	Batch int
 	// KeyOf returns the key of a line of the output (without its "\n"),
 	// as Add was given it: used on resume to refill a set that does not
-	// persist (seen.Memory), and with Rebuild. Required with an Output
-	// and a seen.Memory.
+	// persist (one that is not a seen.Stamped, such as seen.Memory), and
+	// with Rebuild. Required with an Output and such a set.
 	KeyOf func(line []byte) (seen.Key, error)
 	// Rebuild adds back the keys of the output's lines (KeyOf) when
 	// resuming with a persistent set, always: to a set that lost keys
@@ -139,7 +139,7 @@ type Options struct {
 	Rebuild bool
 	// OnRebuild, when set, is told that Rebuild adds back the keys of
 	// the output's first n bytes, and why (lost nil: the set passed
-	// Check).
+	// Check); n is 0 for a Writer, which takes the set as it is.
 	OnRebuild func(lost error, n int64)
 }
 
@@ -238,13 +238,76 @@ func readCheckpoint(name string) (c checkpoint, ok bool, err error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return c, false, fmt.Errorf("checkpoint %s: %w", name, err)
 	}
+	if v.Version == 1 {
+		c, err := fromVersion1(b)
+		if err != nil {
+			return c, false, fmt.Errorf("checkpoint %s (version 1): %w", name, err)
+		}
+		return c, true, nil
+	}
 	if v.Version != checkpointVersion {
-		return c, false, fmt.Errorf("checkpoint %s has version %d, this one reads %d (an earlier uriscan wrote it): finish that run with that version, or remove it (and its output) to start over", name, v.Version, checkpointVersion)
+		return c, false, fmt.Errorf("checkpoint %s has version %d, this one reads %d: finish that run with the version that wrote it, or remove it (and its output) to start over", name, v.Version, checkpointVersion)
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
 		return c, false, fmt.Errorf("checkpoint %s: %w", name, err)
 	}
 	return c, true, nil
+}
+
+// fromVersion1 reads a checkpoint of version 1, which uriscan dedup wrote
+// before this package was made from it: its settings become Run entries
+// as uriscan dedup now records them, its counts the Tally, so that a run
+// stopped (or finished) before an upgrade resumes after it.
+func fromVersion1(b []byte) (checkpoint, error) {
+	var v1 struct {
+		Store        string            `json:"store"`
+		Params       map[string]string `json:"params"`
+		Inputs       []string          `json:"inputs"`
+		MaxLine      int               `json:"max_line"`
+		Extract      string            `json:"extract"`
+		Repair       bool              `json:"repair"`
+		Failed       []string          `json:"failed"`
+		Output       string            `json:"output"`
+		OutputLength int64             `json:"output_length"`
+		Batch        Position          `json:"batch"`
+		BatchDigest  string            `json:"batch_digest"`
+		Next         Position          `json:"next"`
+		Counts       struct {
+			Lines, Blank, Invalid, URIs, Repaired, Unique int64
+		} `json:"counts"`
+		StoreStamp *seen.Stamp `json:"store_stamp"`
+		Done       bool        `json:"done"`
+	}
+	if err := json.Unmarshal(b, &v1); err != nil {
+		return checkpoint{}, err
+	}
+	run := maps.Clone(v1.Params)
+	if run == nil {
+		run = map[string]string{}
+	}
+	run["store"], run["max-line"] = v1.Store, fmt.Sprint(v1.MaxLine)
+	if v1.Extract != "" {
+		run["extract"] = v1.Extract
+	}
+	if v1.Repair {
+		run["repair"] = "true"
+	}
+	n := v1.Counts
+	t := Tally{Lines: n.Lines, Records: n.Lines - n.Blank - n.Invalid, Unique: n.Unique}
+	if v1.Extract != "" {
+		t.Records = n.URIs
+	}
+	for name, v := range map[string]int64{"blank": n.Blank, "invalid": n.Invalid, "repaired": n.Repaired} {
+		if v > 0 {
+			if t.Other == nil {
+				t.Other = map[string]int64{}
+			}
+			t.Other[name] = v
+		}
+	}
+	return checkpoint{Version: checkpointVersion, Run: run, Inputs: v1.Inputs, Output: v1.Output,
+		OutputLength: v1.OutputLength, Batch: v1.Batch, BatchDigest: v1.BatchDigest, Next: v1.Next,
+		Tally: t, Errors: v1.Failed, StoreStamp: v1.StoreStamp, Done: v1.Done}, nil
 }
 
 // writeCheckpointFile writes a checkpoint (tests make it fail).
@@ -357,12 +420,16 @@ func Open(set seen.Set, o Options) (*Log, error) {
 	if o.Batch <= 0 {
 		o.Batch = DefaultBatch
 	}
-	_, memory := set.(*seen.Memory)
+	// A set that keeps no Stamp (seen.Memory, or any set of the
+	// caller's) is taken to be gone after the process: it is refilled
+	// from the output on resume.
+	_, persistent := set.(seen.Stamped)
+	memory := !persistent
 	if memory && o.Output == "" && o.Checkpoint != "" {
-		return nil, errors.New("frontier: Open: a checkpoint to a Writer needs a persistent set: a seen.Memory is gone after the process")
+		return nil, errors.New("frontier: Open: a checkpoint to a Writer needs a persistent set (seen/disk, seen/redis): a set in memory is gone after the process")
 	}
 	if memory && o.Output != "" && o.KeyOf == nil {
-		return nil, errors.New("frontier: Open: an Output with a seen.Memory needs KeyOf, to refill the set from the output on resume")
+		return nil, errors.New("frontier: Open: an Output with a set in memory needs KeyOf, to refill the set from the output on resume")
 	}
 	l := &Log{set: set, o: o, batch: o.Batch, out: o.Writer,
 		ckpt: checkpoint{Version: checkpointVersion, Run: o.Run, Inputs: o.Inputs, Output: o.Output}}
@@ -386,7 +453,7 @@ func (l *Log) open(memory bool) error {
 			return err
 		}
 		if found && !o.Resume {
-			return fmt.Errorf("checkpoint %s exists: resume from it, or remove it to start over", o.Checkpoint)
+			return fmt.Errorf("checkpoint %s exists: resume from it (uriscan dedup --resume, Options.Resume), or remove it to start over", o.Checkpoint)
 		}
 		if found {
 			if why := c.matches(&l.ckpt); why != "" {
@@ -452,7 +519,8 @@ func (l *Log) open(memory bool) error {
 		l.replaying, l.replayTo, l.replayDigest = true, c.Next, c.BatchDigest
 		l.pos = c.Batch
 	}
-	l.ckpt.OutputLength, l.ckpt.Tally, l.ckpt.Batch, l.ckpt.Next, l.ckpt.Errors = c.OutputLength, c.Tally, c.Batch, c.Next, c.Errors
+	l.ckpt.OutputLength, l.ckpt.Tally, l.ckpt.Errors = c.OutputLength, c.Tally, c.Errors
+	l.ckpt.Batch, l.ckpt.Next, l.ckpt.BatchDigest = c.Batch, c.Next, c.BatchDigest
 	return nil
 }
 
@@ -474,8 +542,15 @@ func (l *Log) checkSet(c checkpoint) (rebuild bool, err error) {
 	switch {
 	case !l.o.Rebuild && err != nil:
 		return false, err // a *seen.LostError: the caller says what to do
-	case !l.o.Rebuild, l.o.Output == "":
-		return false, nil // (to a Writer there is nothing to add back)
+	case !l.o.Rebuild:
+		return false, nil
+	case l.o.Output == "":
+		// To a Writer there is nothing to add back: the set is taken as
+		// it is.
+		if err != nil && l.o.OnRebuild != nil {
+			l.o.OnRebuild(err, 0)
+		}
+		return false, nil
 	}
 	if l.o.KeyOf == nil {
 		return false, errors.New("frontier: Rebuild needs KeyOf")
@@ -598,6 +673,18 @@ func (l *Log) Errors() []string { return l.errors }
 // Count, EndLine, Commit and EndInput do nothing and return it.
 func (l *Log) Err() error { return l.err }
 
+// stopped returns the error that keeps the Log from going on: the one that
+// stopped it, or ErrClosed after Close.
+func (l *Log) stopped() error {
+	if l.err != nil {
+		return l.err
+	}
+	if l.finished {
+		return ErrClosed
+	}
+	return nil
+}
+
 func (l *Log) fail(step string, err error) error {
 	if l.err == nil {
 		l.err = &Error{Step: step, Err: err}
@@ -609,7 +696,7 @@ func (l *Log) fail(step string, err error) error {
 // for it if it is a first occurrence (a "\n" is added after it). While
 // replaying, only the key is kept.
 func (l *Log) Add(key seen.Key, text []byte) {
-	if l.err != nil {
+	if l.stopped() != nil {
 		return
 	}
 	if l.replaying {
@@ -625,7 +712,7 @@ func (l *Log) Add(key seen.Key, text []byte) {
 // Count counts the current line under name in the Tally's Other (for
 // example "blank", "invalid"); not while replaying.
 func (l *Log) Count(name string) {
-	if l.err != nil || l.replaying {
+	if l.stopped() != nil || l.replaying {
 		return
 	}
 	if l.pending.Other == nil {
@@ -638,8 +725,8 @@ func (l *Log) Count(name string) {
 // a resume its input is the one recorded), next the position after it. A
 // full batch is decided (Commit).
 func (l *Log) EndLine(raw []byte, next Position) error {
-	if l.err != nil {
-		return l.err
+	if err := l.stopped(); err != nil {
+		return err
 	}
 	if l.o.Checkpoint != "" {
 		l.digest.add(raw)
@@ -681,11 +768,13 @@ func (l *Log) endReplay() error {
 // EndInput ends input i: err is nil when it was read to its end, or why
 // it was not (it could not be opened or read). A batch never spans two
 // inputs: the pending one is decided. While replaying, an input that
-// ends before the checkpoint's position stops the Log. (A caller that
-// stops early, on a signal, calls Close instead.)
+// ends before the checkpoint's position stops the Log; otherwise err is
+// only the caller's to report (InputError records what a resume says
+// again). A caller that stops early, on a signal, calls Commit and Close
+// instead.
 func (l *Log) EndInput(i int, err error) error {
-	if l.err != nil {
-		return l.err
+	if err := l.stopped(); err != nil {
+		return err
 	}
 	if l.replaying {
 		if err != nil {
@@ -714,8 +803,8 @@ func (l *Log) InputError(msg string) {
 // answer and the batch's own repeats), writes them and syncs an Output,
 // records the checkpoint, then adds their keys to the set.
 func (l *Log) Commit() error {
-	if l.err != nil || l.replaying {
-		return l.err
+	if err := l.stopped(); err != nil || l.replaying {
+		return err
 	}
 	l.newKeys = l.newKeys[:0]
 	if len(l.keys) > 0 {
@@ -807,10 +896,20 @@ func (l *Log) save() error {
 	return nil
 }
 
+// ErrClosed is the error of a Log used after Close or Finish.
+var ErrClosed = errors.New("frontier: the log is closed")
+
 // Finish decides the pending batch, records that the run is done, and
 // closes the output (not the set). A run whose checkpoint says done
-// resumes to nothing.
+// resumes to nothing. Finish while replaying (the input ended before the
+// checkpoint's position) is an error, and records nothing.
 func (l *Log) Finish() error {
+	if err := l.stopped(); err != nil {
+		return err
+	}
+	if l.replaying {
+		l.fail("resume", fmt.Errorf("the input ended before the checkpoint's position (%s line %d, offset %d)", l.inputName(l.replayTo.Input), l.replayTo.Line, l.replayTo.Offset))
+	}
 	if err := l.Commit(); err != nil {
 		l.Close()
 		return err
@@ -825,7 +924,9 @@ func (l *Log) Finish() error {
 
 // Close closes the output and releases the lock without deciding what is
 // pending (a run stopped early: its undecided lines are decided again by
-// the next). It does not close the set. A second Close does nothing.
+// the next). It does not close the set. A second Close does nothing;
+// Add, Count, EndLine, EndInput, Commit and Finish then return or do
+// nothing but ErrClosed (Err still says what failed, if anything did).
 func (l *Log) Close() error {
 	if l.finished {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -281,8 +282,9 @@ func TestResume(t *testing.T) {
 }
 
 // TestWriterAndErrors: to a Writer the lines come at least once and each
-// batch is flushed; an old checkpoint is refused with what to do; a
-// stopped Log says where the input is decided up to.
+// batch is flushed; a checkpoint of an unknown version is refused with
+// what to do; a Writer with a checkpoint needs a persistent set; an
+// output with data and no checkpoint is not overwritten.
 func TestWriterAndErrors(t *testing.T) {
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
@@ -307,10 +309,10 @@ func TestWriterAndErrors(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ck := filepath.Join(dir, "out.txt.checkpoint")
-	os.WriteFile(ck, []byte(`{"version":1}`), 0o644)
+	os.WriteFile(ck, []byte(`{"version":99}`), 0o644)
 	_, err = frontier.Open(seen.NewMemory(0), frontier.Options{Output: filepath.Join(dir, "out.txt"), KeyOf: func([]byte) (seen.Key, error) { return seen.Key{}, nil }})
-	if err == nil || !strings.Contains(err.Error(), "has version 1") || !strings.Contains(err.Error(), "remove it") {
-		t.Fatalf("an old checkpoint: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "has version 99") || !strings.Contains(err.Error(), "remove it") {
+		t.Fatalf("a checkpoint of an unknown version: %v", err)
 	}
 	// A checkpoint to a Writer needs a set that persists.
 	if _, err := frontier.Open(seen.NewMemory(0), frontier.Options{Writer: w, Checkpoint: filepath.Join(dir, "ck")}); err == nil {
@@ -336,5 +338,64 @@ func feed(t *testing.T, log *frontier.Log, h *normalize.Hasher, data []byte, n i
 		if err := log.EndLine(ls.Bytes(), frontier.Position{Offset: ls.NextOffset(), Line: ls.Line()}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestRerunsAndMisuse: a done run rerun twice resumes to nothing both
+// times (its checkpoint keeps the last batch's digest); a set of the
+// caller's that keeps no Stamp is refilled from the output like a
+// seen.Memory; a Log is not used after Close; Finish while the last batch
+// is being replayed records nothing.
+func TestRerunsAndMisuse(t *testing.T) {
+	dir := t.TempDir()
+	input := crawlerInput(t, dir, 2000)
+	want, _ := reference(t, input)
+	out := filepath.Join(dir, "out.txt")
+	for run := 1; run <= 3; run++ {
+		if _, err := crawl(input, out, seen.NewMemory(0), 100); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if got, _ := os.ReadFile(out); string(got) != want {
+			t.Fatalf("run %d: the output differs", run)
+		}
+	}
+
+	// A set of the caller's (here a seen.Memory inside a struct).
+	type mySet struct{ *seen.Memory }
+	h, _ := normalize.NewHasher(testKey, normalize.Crawler)
+	keyOf := func(line []byte) (seen.Key, error) { s, err := h.SumRaw(line); return seen.Key(s), err }
+	out2 := filepath.Join(dir, "out2.txt")
+	opts := frontier.Options{Output: out2, Inputs: []string{input}, Run: map[string]string{"level": "crawler"}, Batch: 100, KeyOf: keyOf}
+	data, _ := os.ReadFile(input)
+	log, err := frontier.Open(mySet{seen.NewMemory(0)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed(t, log, h, data, 700)
+	log.Close()
+	if err := log.Commit(); !errors.Is(err, frontier.ErrClosed) {
+		t.Errorf("Commit after Close: %v, want ErrClosed", err)
+	}
+	if err := log.Finish(); !errors.Is(err, frontier.ErrClosed) || log.Err() != nil {
+		t.Errorf("Finish after Close: %v (Err %v), want ErrClosed and no failure", err, log.Err())
+	}
+	// Resumed with another empty set of the caller's: refilled, so
+	// nothing is written twice.
+	log, err = frontier.Open(mySet{seen.NewMemory(0)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !log.Replaying() {
+		t.Fatal("a run stopped mid-batch does not replay")
+	}
+	// Finish before the replay is over: an error, nothing recorded.
+	if err := log.Finish(); err == nil || !strings.Contains(err.Error(), "before the checkpoint's position") {
+		t.Fatalf("Finish while replaying: %v", err)
+	}
+	if _, err := crawl(input, out2, mySet{seen.NewMemory(0)}, 100); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(out2); string(got) != want {
+		t.Fatalf("with the caller's set: %d lines, want %d", strings.Count(string(got), "\n"), strings.Count(want, "\n"))
 	}
 }

@@ -153,7 +153,11 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 				if lost != nil {
 					fmt.Fprintf(e.errw, "uriscan: dedup: %v\n", lost)
 				}
-				fmt.Fprintf(e.errw, "uriscan: dedup: --rebuild: adding back the keys of the %d bytes of --output %s\n", n, *output)
+				if *output != "" {
+					fmt.Fprintf(e.errw, "uriscan: dedup: --rebuild: adding back the keys of the %d bytes of --output %s\n", n, *output)
+				} else {
+					fmt.Fprintf(e.errw, "uriscan: dedup: --rebuild: taking the store as it is\n")
+				}
 			},
 		})
 		if err != nil {
@@ -257,6 +261,11 @@ func storeMessage(err error, shown string) string {
 	var pe *seen.ParamsError
 	if errors.As(err, &pe) {
 		stored, given := paramFlags(pe.Stored), paramFlags(pe.Given)
+		if slices.Equal(stored, given) {
+			// What differs has no flag (an entry of an earlier version,
+			// the store's format): the store's own words.
+			return pe.Error() + " (no flag of this version makes the store's: use another store)"
+		}
 		return "--store " + shown + " was made with " + strings.Join(without(stored, given), " ") +
 			"; this run has " + strings.Join(without(given, stored), " ") + ": rerun with the store's, or use another store"
 	}

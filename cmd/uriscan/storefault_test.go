@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -308,4 +309,64 @@ func readCheckpoint(name string) (c testCheckpoint, ok bool, err error) {
 		err = json.Unmarshal(b, &c)
 	}
 	return c, err == nil, err
+}
+
+// TestDedupCheckpointVersion1: a run stopped under an earlier uriscan,
+// whose checkpoint is of version 1 (dedup's own, before package
+// frontier), resumes after the upgrade: the output ends as an
+// uninterrupted run's, with its summary. The version-1 checkpoint is
+// written here from the version-2 one a killed run leaves, field for
+// field as the earlier version wrote it.
+func TestDedupCheckpointVersion1(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a process")
+	}
+	dir := t.TempDir()
+	input2 := textInput(t, killInput(t, dir, 30000))
+	want, summary := reference(t, input2, "--extract")
+	out := filepath.Join(dir, "out.txt")
+	args := []string{"dedup", "--extract", "--store", "disk:" + filepath.Join(dir, "seen"), "--key-file", writeKey(t, dir), "--output", "out.txt", "--batch", "128", input2}
+	killAfter(t, child(t, dir, args...), out, 20000)
+	var v2 struct {
+		Run          map[string]string `json:"run"`
+		Inputs       []string          `json:"inputs"`
+		Output       string            `json:"output"`
+		OutputLength int64             `json:"output_length"`
+		Batch        json.RawMessage   `json:"batch"`
+		BatchDigest  string            `json:"batch_digest"`
+		Next         json.RawMessage   `json:"next"`
+		Tally        frontier.Tally    `json:"tally"`
+		Errors       []string          `json:"errors"`
+		StoreStamp   json.RawMessage   `json:"store_stamp"`
+	}
+	b, err := os.ReadFile(out + ".checkpoint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &v2); err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]string{}
+	for k, v := range v2.Run {
+		if k != "store" && k != "max-line" && k != "extract" && k != "repair" {
+			params[k] = v
+		}
+	}
+	maxLine, _ := strconv.Atoi(v2.Run["max-line"])
+	v1 := map[string]any{
+		"version": 1, "store": v2.Run["store"], "params": params, "inputs": v2.Inputs, "max_line": maxLine,
+		"extract": v2.Run["extract"], "output": v2.Output, "output_length": v2.OutputLength,
+		"batch": v2.Batch, "batch_digest": v2.BatchDigest, "next": v2.Next, "store_stamp": v2.StoreStamp, "done": false,
+		"counts": map[string]int64{"lines": v2.Tally.Lines, "blank": v2.Tally.Other["blank"], "invalid": v2.Tally.Other["invalid"],
+			"uris": v2.Tally.Records, "unique": v2.Tally.Unique},
+	}
+	b, _ = json.Marshal(v1)
+	if err := os.WriteFile(out+".checkpoint", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, errs := runChild(t, child(t, dir, args...))
+	if code != 0 && code != 1 {
+		t.Fatalf("resume from a version-1 checkpoint: exit %d\n%s", code, errs)
+	}
+	wantComplete(t, out, want, summary, errs, "resumed from version 1")
 }

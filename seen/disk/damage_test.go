@@ -311,4 +311,22 @@ func TestDiskInterruptedCreate(t *testing.T) {
 	if m := storeFiles(t, foreign, "*"); len(m) != 1 {
 		t.Fatalf("the refused Open wrote into the directory: %v", m)
 	}
+	// Log files that are not Pebble's (not numbered) are someone else's.
+	logs := filepath.Join(t.TempDir(), "logs")
+	must(t, os.MkdirAll(logs, 0o755))
+	must(t, os.WriteFile(filepath.Join(logs, "app.log"), []byte("x"), 0o644))
+	if _, err := disk.Open(logs, anyParams); !errors.Is(err, disk.ErrNotSet) {
+		t.Fatalf("Open of a directory of app logs: %v, want ErrNotSet", err)
+	}
+	if m := storeFiles(t, logs, "*"); len(m) != 1 {
+		t.Fatalf("the refused Open wrote into the directory: %v", m)
+	}
+	// A new filesystem's lost+found is no obstacle; a set's directory may
+	// hold files of others (.DS_Store, .nfs*).
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	must(t, os.MkdirAll(filepath.Join(mnt, "lost+found"), 0o755))
+	d = openDisk(t, mnt, anyParams)
+	must(t, d.Close())
+	must(t, os.WriteFile(filepath.Join(mnt, ".DS_Store"), []byte("x"), 0o644))
+	openDisk(t, mnt, anyParams).Close()
 }

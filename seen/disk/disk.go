@@ -113,9 +113,10 @@ import (
 // right), so concurrent callers get no more throughput than one caller
 // with larger batches. Len may be called at any time and does not wait
 // for a running call. Only one process may open a directory at a time:
-// Pebble locks it, and a second Open of the same directory, from
-// another process or from this one, fails with an error wrapping
-// ErrLocked.
+// the set locks it (the file uriscan-seen.lock, before it reads or writes
+// anything else there) and so does Pebble, and a second Open of the same
+// directory, from another process or from this one, fails with an error
+// wrapping ErrLocked.
 //
 // # Layout
 //
@@ -399,14 +400,11 @@ func Open(dir string, opts *Options) (*Set, error) {
 	if o.MemTableSize == 0 {
 		o.MemTableSize = defaultMemTableSize
 	}
-	// Nothing is written into a directory that holds files neither a
-	// set's nor Pebble's.
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			if !ourFile(e.Name()) && !pebbleFile(e.Name()) {
-				return nil, fmt.Errorf("%w: %s is not empty and holds no seen set (%s is neither a set's file nor Pebble's): not writing into it; name an empty or new directory", ErrNotSet, dir, e.Name())
-			}
-		}
+	// Nothing is written (not even the lock) into a directory that holds
+	// no set and files that are neither a set's nor Pebble's. (A set's
+	// directory may hold others: lost+found, .nfs*, .DS_Store.)
+	if err := foreignDir(dir); err != nil {
+		return nil, err
 	}
 	// The set's own lock, held until Close: the state file and a
 	// half-made store are only ever looked at and changed under it.
@@ -568,16 +566,42 @@ func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exis
 // directory in which nothing was made yet.
 func onlyStateTemps(dir string, entries []os.DirEntry) bool {
 	for _, e := range entries {
-		if e.Name() != lockFileName && !strings.HasPrefix(e.Name(), diskStateFile+".tmp") {
+		if e.Name() != lockFileName && e.Name() != "lost+found" && !strings.HasPrefix(e.Name(), diskStateFile+".tmp") {
 			return false
 		}
 	}
 	for _, e := range entries {
-		if e.Name() != lockFileName {
+		if strings.HasPrefix(e.Name(), diskStateFile+".tmp") {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 	return true
+}
+
+// foreignDir returns ErrNotSet (wrapped) for a directory that holds
+// neither a state file nor a Pebble store, and files that are neither a
+// set's nor Pebble's (lost+found aside).
+func foreignDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // absent, or Open says why
+	}
+	var stranger string
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case name == diskStateFile || strings.HasPrefix(name, "marker.manifest."):
+			return nil // a set's, or a Pebble store
+		case name == "lost+found", ourFile(name), pebbleFile(name):
+		default:
+			if stranger == "" {
+				stranger = name
+			}
+		}
+	}
+	if stranger == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %s holds no seen set and files that are not a set's (%s): not writing into it; name an empty or new directory", ErrNotSet, dir, stranger)
 }
 
 // ourFile reports whether name is one of a set's own files in its
@@ -587,17 +611,20 @@ func ourFile(name string) bool {
 }
 
 func pebbleFile(name string) bool {
-	for _, p := range []string{"LOCK", "CURRENT", "OPTIONS-", "MANIFEST-", "marker."} {
+	if name == "LOCK" || name == "CURRENT" {
+		return true
+	}
+	for _, p := range []string{"OPTIONS-", "MANIFEST-", "marker."} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
 	}
-	for _, x := range []string{".log", ".sst", ".blob", ".dbtmp"} {
-		if strings.HasSuffix(name, x) {
-			return true
-		}
+	// Numbered files: 000123.log, 000456.sst, 000789.blob, temporaries.
+	base, ext, ok := strings.Cut(name, ".")
+	if !ok || base == "" || strings.Trim(base, "0123456789") != "" {
+		return false
 	}
-	return false
+	return ext == "log" || ext == "sst" || ext == "blob" || ext == "dbtmp"
 }
 
 // lockFileName is the file a Set locks in its directory.
@@ -635,6 +662,7 @@ func pebbleLeftovers(dir string, entries []os.DirEntry) bool {
 	for _, e := range entries {
 		name := e.Name()
 		switch {
+		case name == "lost+found":
 		case strings.HasSuffix(name, ".sst"), strings.HasSuffix(name, ".blob"), !ourFile(name) && !pebbleFile(name):
 			return false // a table, or a file that is neither a set's nor Pebble's
 		case strings.HasSuffix(name, ".log"):
@@ -649,7 +677,7 @@ func pebbleLeftovers(dir string, entries []os.DirEntry) bool {
 // removeLeftovers removes what pebbleLeftovers found, but the state file.
 func removeLeftovers(dir string, entries []os.DirEntry) error {
 	for _, e := range entries {
-		if e.Name() != diskStateFile && e.Name() != lockFileName {
+		if e.Name() != diskStateFile && e.Name() != lockFileName && e.Name() != "lost+found" {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}
