@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/net/idna"
+
+	"github.com/uriscan/uriscan/internal/pathstats"
 )
 
 // Warnings are the RFC 3986 §7 security considerations a URI raises: what
@@ -105,6 +107,7 @@ func (w Warnings) String() string {
 // map a reg-name that decodes to bytes >= 0x80 (UTS #46) for RareIPv4, or
 // for a label that decodes to more than 256 bytes.
 func (u *URI) Warnings() Warnings {
+	pathstats.Add(pathstats.Warnings, 1)
 	var w Warnings
 	if u.HasAuthority() {
 		if u.hostType == RegName {
@@ -167,9 +170,12 @@ func (u *URI) userinfoSpan() (start, end int, ok bool) {
 	if s, e, has := u.Span(Userinfo); has {
 		return s, e, true
 	}
-	if !u.HasAuthority() || u.hostType != RegName {
+	if u.Grammar() != RFC2396 || !u.HasAuthority() || u.hostType != RegName {
+		// Only an RFC 2396 reg_name can hold an "@": under RFC 3986 a URI
+		// without the Userinfo component has no userinfo to look for.
 		return 0, 0, false
 	}
+	pathstats.Add(pathstats.UserinfoScan, 1)
 	hs, _, _ := u.Span(Host)
 	if at := strings.LastIndexByte(u.Host(), '@'); at >= 0 {
 		return hs, hs + at, true

@@ -22,6 +22,8 @@ const (
 	NormCopied              // Hasher.Sum calls that built the normal form first
 	HashAVX2                // HighwayHash-128 digests by the AVX2 assembly
 	HashRef                 // HighwayHash-128 digests by highwayhash.Sum128
+	Warnings                // URI.Warnings calls (a command computes them only when it shows them)
+	UserinfoScan            // URIs whose host PasswordSpan searched for an "@" (an RFC 2396 reg_name)
 	NumPaths
 )
 
