@@ -13,17 +13,17 @@ package pathstats
 type Path int
 
 const (
-	BatchAsm    Path = iota // LineScanner records taken by the batch assembly (fastBatchBMI2)
-	GoFast                  // LineScanner records taken by the Go fast path ((*walker).fast)
-	Walk                    // LineScanner records scanned by the walk
-	HintsAVX2               // normalize hints computed by the AVX2 pass
-	HintsGo                 // normalize hints computed by the scalar reference
-	NormInPlace             // Hasher.Sum calls that hashed the URI where it lies
-	NormCopied              // Hasher.Sum calls that built the normal form first
-	HashAVX2                // HighwayHash-128 digests by the AVX2 assembly
-	HashRef                 // HighwayHash-128 digests by highwayhash.Sum128
-	Warnings                // URI.Warnings calls (a command computes them only when it shows them)
-	UserinfoScan            // URIs whose host PasswordSpan searched for an "@" (an RFC 2396 reg_name)
+	BatchAsm     Path = iota // LineScanner records taken by the batch assembly (fastBatchBMI2)
+	GoFast                   // LineScanner records taken by the Go fast path ((*walker).fast)
+	Walk                     // LineScanner records scanned by the walk
+	HintsAVX2                // normalize hints computed by the AVX2 pass
+	HintsGo                  // normalize hints computed by the scalar reference
+	NormInPlace              // Hasher.Sum calls that hashed the URI where it lies
+	NormCopied               // Hasher.Sum calls that built the normal form first
+	HashAVX2                 // HighwayHash-128 digests by the AVX2 assembly
+	HashRef                  // HighwayHash-128 digests by highwayhash.Sum128
+	Warnings                 // URI.Warnings calls (a command computes them only when it shows them)
+	UserinfoScan             // URIs whose host PasswordSpan searched for an "@" (an RFC 2396 reg_name)
 	NumPaths
 )
 
