@@ -4,6 +4,8 @@
 package atomicfile
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -17,12 +19,31 @@ import (
 // error syncing the directory after the rename leaves the new data in
 // place, not yet known to be durable.
 func Write(name string, data []byte) error {
+	return writeFile(name, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// WriteFunc is Write of what write writes (through a buffer), for data
+// too large to hold twice in memory.
+func WriteFunc(name string, write func(io.Writer) error) error {
+	return writeFile(name, func(f *os.File) error {
+		bw := bufio.NewWriterSize(f, 256<<10)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+func writeFile(name string, write func(*os.File) error) error {
 	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	err = write(f)
 	if err == nil {
 		err = f.Chmod(0o644)
 	}

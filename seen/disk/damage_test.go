@@ -56,6 +56,9 @@ func TestDiskDamageChild(t *testing.T) {
 			os.Exit(2)
 		}
 	}
+	// Killed with no flush or compaction running, the files the test
+	// damages are live ones (not tables compacted away, not logs flushed).
+	disk.WaitIdle(d)
 	if os.Getenv(damageEnvMode) == "close" {
 		if err := d.Close(); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
@@ -146,6 +149,10 @@ func TestDiskDamage(t *testing.T) {
 		refused = "refused" // OpenDisk refuses it, saying why
 		lookup  = "lookup"  // opens; the first look-up that reads the damage fails
 		either  = "either"  // intact or refused
+		// refused, or opens and the first look-up that reads the damage
+		// fails: which depends on the table hit (the one with the set's
+		// records is read by Open).
+		reported = "reported"
 	)
 	damages := []struct {
 		name        string
@@ -191,7 +198,7 @@ func TestDiskDamage(t *testing.T) {
 			must(t, os.Remove(m[0]))
 			return m[0]
 		}},
-		{"100 random bytes in a table", lookup, refused, func(t *testing.T, dir string) string {
+		{"100 random bytes in a table", reported, refused, func(t *testing.T, dir string) string {
 			s := storeFiles(t, dir, "*.sst")
 			name := s[len(s)/2]
 			overwrite(t, name, fileSize(t, name)/2, 100, 3)
@@ -235,7 +242,7 @@ func TestDiskDamage(t *testing.T) {
 					if !errors.Is(err, seen.ErrLost) && !errors.Is(err, disk.ErrDamaged) {
 						t.Fatalf("damaged %s: refused without saying why: %v", filepath.Base(what), err)
 					}
-					if want != refused && want != either {
+					if want != refused && want != either && want != reported {
 						t.Fatalf("damaged %s: refused, want %s: %v", filepath.Base(what), want, err)
 					}
 					t.Logf("refused: %.300s", err)
@@ -248,7 +255,7 @@ func TestDiskDamage(t *testing.T) {
 				}
 				has := make([]bool, len(keys))
 				if err := d.Contains(keys, has); err != nil {
-					if !strings.Contains(err.Error(), "corruption") || want != lookup {
+					if !strings.Contains(err.Error(), "corruption") || (want != lookup && want != reported) {
 						t.Fatalf("damaged %s: Contains: %v, want %s", filepath.Base(what), err, want)
 					}
 					t.Logf("opened; Contains failed: %.300s", err)

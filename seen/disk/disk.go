@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
-	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/uriscan/uriscan/seen"
@@ -105,6 +104,27 @@ import (
 // each), so a set's disk footprint is proportional to its keys, plus about
 // 10-15 MB; see the README for bytes per key.
 //
+// # Speed
+//
+// A key is looked up in the store at most once per batch, and a new key
+// mostly not at all:
+//   - The set keeps an in-memory Bloom filter of its keys
+//     (github.com/bits-and-blooms/bloom, about 12.4 bits per key at its
+//     fullest; see Options.FilterRate): a key it has not seen is known to
+//     be new without touching Pebble. Close saves it beside the store
+//     (uriscan-seen.bloom) and Open reads it back when it matches the
+//     store; otherwise Open builds it from a scan of the store (about 0.1
+//     s per million keys).
+//   - The keys the filter may hold are looked up in key order with one
+//     Pebble iterator per call, whose seeks move forward through the same
+//     blocks and files.
+//   - Insert of keys the last Contains found absent (a frontier's Contains
+//     then Insert of the new ones) looks none of them up again, until the
+//     next commit.
+//
+// The README gives keys per second at 10^5 to 10^8 keys
+// (BenchmarkDiskFrontier).
+//
 // # Concurrency
 //
 // A Set is safe for concurrent use. Add, AddBatch, Contains and Insert are
@@ -127,8 +147,9 @@ import (
 // one read, the identity ("m/id", 32 hex digits; sets made before it
 // existed get one on their next open), and the seen.Params the set was made
 // with ("m/params", a JSON object; absent in sets made without seen.Params or
-// by earlier versions). Bloom filters (10 bits per key) on every level let
-// a look-up of a new key skip most files without reading them.
+// by earlier versions). Tables have no Bloom filters: the set keeps its
+// own, see "Speed". A closed set's directory also holds that filter
+// (uriscan-seen.bloom).
 type Set struct {
 	mu     sync.Mutex
 	db     *pebble.DB
@@ -142,7 +163,9 @@ type Set struct {
 	// The worker's scratch: a call abandoned after a failure (see
 	// "Failures") may go on using it, never the caller's slices.
 	kbuf    [keyLen]byte
-	order   []int32    // indices of the current batch's keys, reused
+	order   []int32 // indices of the current batch's keys, reused
+	sortBuf []sortEntry
+	probe   []int32    // indices of the keys lookupAll looks up in the store
 	keys    []seen.Key // a copy of the batch's keys
 	answers []bool     // has or isNew, copied out on success
 	newN    int64      // the count after a successful commit
@@ -156,6 +179,25 @@ type Set struct {
 	// (see "Failures" on Set).
 	reserve uint64
 	dirLock io.Closer // lockDir's, released by Close
+
+	// filter holds every key of the store (nil: Options.FilterRate < 0);
+	// see "The filter" in filter.go.
+	filter     *filter
+	filterRate float64
+	// absent holds, sorted, the keys the last Contains found absent,
+	// until the next commit: Insert of them (a frontier inserts what
+	// Contains found new) looks nothing up again.
+	absent []seen.Key
+	stats  lookupStats
+}
+
+// lookupStats counts how the set answered whether a key is stored (for
+// the tests).
+type lookupStats struct {
+	store    int64 // looked up in Pebble
+	filtered int64 // answered absent by the filter
+	recalled int64 // answered absent by the last Contains (absent)
+	rebuilt  int64 // filters built from a scan of the store
 }
 
 // stateEvery is how often a commit refreshes the state file's count.
@@ -174,7 +216,12 @@ type Options struct {
 	// MemTableSize is the size in bytes of one Pebble memtable (the
 	// in-memory part of the store, written out to a file when full). The
 	// write-ahead log preallocates 1.1 times this size per file. Zero
-	// means 4 MiB.
+	// means one sized to the set at Open: 4 bytes per key its state file
+	// records, rounded up to a power of two, from 4 MiB (sets up to a
+	// million keys) to 64 MiB (16 million keys and more). Larger
+	// memtables make each insert cost more but flushes and compactions
+	// fewer: at 10 million keys, 64 MiB takes a new key about twice as
+	// fast as 4 MiB (BenchmarkDiskFrontier), for about 70 MB more on disk.
 	MemTableSize uint64
 	// NoSync commits without waiting for fsync. Keys reported as new then
 	// survive a crash of the process but not a crash of the operating
@@ -208,6 +255,13 @@ type Options struct {
 	// set was there (a checkpoint recorded its seen.Stamp), so that a deleted
 	// set is not silently made anew.
 	MustExist bool
+	// FilterRate is the false-positive rate of the set's in-memory Bloom
+	// filter when full (see "Speed" on Set): the share of new keys that
+	// are looked up in the store all the same. Zero means 0.01, about 1.2
+	// bytes of memory per key at the filter's fullest and 2.4 just after
+	// it doubles; a negative rate keeps no filter, and every key is looked
+	// up in the store.
+	FilterRate float64
 }
 
 const (
@@ -397,8 +451,11 @@ func Open(dir string, opts *Options) (*Set, error) {
 	if o.CacheSize <= 0 {
 		o.CacheSize = 64 << 20
 	}
-	if o.MemTableSize == 0 {
-		o.MemTableSize = defaultMemTableSize
+	if o.FilterRate == 0 {
+		o.FilterRate = defaultFilterRate
+	}
+	if o.FilterRate >= 1 || o.FilterRate != o.FilterRate {
+		return nil, fmt.Errorf("seen: open disk set %s: FilterRate %g: want a rate under 1 (or negative: no filter)", dir, o.FilterRate)
 	}
 	// Nothing is written (not even the lock) into a directory that holds
 	// no set and files that are neither a set's nor Pebble's. (A set's
@@ -422,6 +479,12 @@ func Open(dir string, opts *Options) (*Set, error) {
 		}
 		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
 	}
+	if o.MemTableSize == 0 {
+		o.MemTableSize = defaultMemTableSize
+		if state != nil {
+			o.MemTableSize = memTableFor(state.Count)
+		}
+	}
 	w := newDiskWorker(o.Logger)
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
@@ -436,9 +499,18 @@ func Open(dir string, opts *Options) (*Set, error) {
 		ErrorIfNotExists: exists,
 		FS:               diskFS, // nil: the default
 	}
-	for i := range po.Levels {
-		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
-	}
+	// Random keys: every flushed table overlaps the whole of the next
+	// level, so a compaction rewrites it. Fewer, larger levels and
+	// compactions on two cores keep a growing set from stalling its
+	// writes behind L0 (Pebble stops them at 12 sublevels by default).
+	po.L0StopWritesThreshold = 64
+	po.L0CompactionThreshold = 8
+	po.LBaseMaxBytes = 256 << 20
+	po.CompactionConcurrencyRange = func() (int, int) { return 1, 2 }
+	// No Bloom filters in the tables: keys are looked up with an iterator
+	// (see lookupAll), which does not read them, after the set's own
+	// filter. (Snappy stays: the keys are hashes, but their sequence
+	// numbers compress, 26 bytes per key on disk instead of 37.)
 	var db *pebble.DB
 	err = w.run(func() (err error) { db, err = pebble.Open(dir, po); return err })
 	if err != nil {
@@ -454,8 +526,11 @@ func Open(dir string, opts *Options) (*Set, error) {
 		return nil, openError(dir, err, w.failed())
 	}
 	d := &Set{db: db, dir: dir, dirLock: dirLock, noSync: o.NoSync, w: w, stateEvery: stateEvery,
-		reserve: o.MemTableSize + o.MemTableSize/10 + 1<<20}
+		reserve: o.MemTableSize + o.MemTableSize/10 + 1<<20, filterRate: o.FilterRate}
 	err = w.run(func() error { return d.load(params, state, o.Recover) })
+	if err == nil {
+		err = w.run(d.openFilter)
+	}
 	if err == nil {
 		err = d.writeState(true)
 		d.stateAt = time.Time{} // the first commit records its count
@@ -607,7 +682,8 @@ func foreignDir(dir string) error {
 // ourFile reports whether name is one of a set's own files in its
 // directory; pebbleFile whether it is one Pebble makes.
 func ourFile(name string) bool {
-	return name == diskStateFile || name == lockFileName || strings.HasPrefix(name, diskStateFile+".tmp")
+	return name == diskStateFile || name == lockFileName || strings.HasPrefix(name, diskStateFile+".tmp") ||
+		name == filterFile || strings.HasPrefix(name, filterFile+".tmp")
 }
 
 func pebbleFile(name string) bool {
@@ -798,14 +874,21 @@ func (d *Set) checkState(name string, state *diskState, recover bool) error {
 	if !scan {
 		return nil
 	}
-	keys, err := d.countKeys()
+	var f *filter
+	if d.filterRate > 0 {
+		f = newFilter(d.n.Load(), d.filterRate)
+	}
+	keys, err := d.countKeys(f)
 	if err != nil {
 		return err
 	}
+	d.filter = f
+	if f != nil {
+		d.stats.rebuilt++
+	}
 	if n := d.n.Load(); keys != n {
 		if !recover {
-			return &seen.LostError{Store: name, Want: seen.Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
-				Why: fmt.Sprintf("its count record says %d keys but it holds %d (a write-ahead log or a table of the store was lost or damaged)", n, keys)}
+			return d.miscount(n, keys)
 		}
 		var count [8]byte
 		binary.LittleEndian.PutUint64(count[:], uint64(keys))
@@ -817,18 +900,66 @@ func (d *Set) checkState(name string, state *diskState, recover bool) error {
 	return nil
 }
 
-// countKeys counts the keys in the store with a scan. It runs on the
-// worker.
-func (d *Set) countKeys() (int64, error) {
+// miscount is the error of a store whose count record says n keys where
+// a scan found keys.
+func (d *Set) miscount(n, keys int64) *seen.LostError {
+	return &seen.LostError{Store: "disk set " + d.dir, Want: seen.Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
+		Why: fmt.Sprintf("its count record says %d keys but it holds %d (a write-ahead log or a table of the store was lost or damaged)", n, keys)}
+}
+
+// countKeys counts the keys in the store with a scan, and adds them to
+// f unless it is nil. It runs on the worker.
+func (d *Set) countKeys(f *filter) (int64, error) {
 	it, err := d.db.NewIter(&pebble.IterOptions{LowerBound: []byte{keyPrefix}, UpperBound: []byte{keyPrefix + 1}})
 	if err != nil {
 		return 0, err
 	}
 	var n int64
+	var k seen.Key
 	for valid := it.First(); valid; valid = it.Next() {
 		n++
+		if f != nil && len(it.Key()) == keyLen {
+			copy(k[:], it.Key()[1:])
+			f.add(&k)
+		}
 	}
 	return n, errors.Join(it.Error(), it.Close())
+}
+
+// openFilter gives a set just loaded its filter: the one checkState built
+// from its scan, else the one Close wrote if it matches the store, else
+// one built from a scan; then it removes the filter's file, which only a
+// closed set has (see "The filter"). It runs on the worker.
+func (d *Set) openFilter() error {
+	if d.filterRate > 0 && d.filter == nil {
+		d.filter = loadFilter(d.dir, d.id, d.n.Load(), d.filterRate)
+		if d.filter == nil {
+			if err := d.rebuildFilter(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.Remove(filepath.Join(d.dir, filterFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("removing the filter file of the closed set: %w", err)
+	}
+	return nil
+}
+
+// rebuildFilter builds a filter for twice the store's keys from a scan of
+// the store, and returns a *seen.LostError if the store holds another
+// number of keys than its count record says. It runs on the worker.
+func (d *Set) rebuildFilter() error {
+	f := newFilter(d.n.Load(), d.filterRate)
+	keys, err := d.countKeys(f)
+	if err != nil {
+		return err
+	}
+	if n := d.n.Load(); keys != n {
+		return d.miscount(n, keys)
+	}
+	d.filter = f
+	d.stats.rebuilt++
+	return nil
 }
 
 // Verify counts the keys of the set with a scan of the whole store (which
@@ -843,13 +974,12 @@ func (d *Set) Verify() error {
 		return seen.ErrClosed
 	}
 	var keys int64
-	err := d.w.run(func() (err error) { keys, err = d.countKeys(); return err })
+	err := d.w.run(func() (err error) { keys, err = d.countKeys(nil); return err })
 	if err != nil {
 		return d.wrapErr("verify", err)
 	}
 	if n := d.n.Load(); keys != n {
-		return &seen.LostError{Store: "disk set " + d.dir, Want: seen.Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
-			Why: fmt.Sprintf("its count record says %d keys but it holds %d (a write-ahead log or a table of the store was lost or damaged)", n, keys)}
+		return d.miscount(n, keys)
 	}
 	return nil
 }
@@ -877,18 +1007,54 @@ func (d *Set) get(key []byte) ([]byte, error) {
 	return v, closer.Close()
 }
 
-// has reports whether k is stored.
-func (d *Set) has(k *seen.Key) (bool, error) {
-	d.kbuf[0] = keyPrefix
-	copy(d.kbuf[1:], k[:])
-	_, closer, err := d.db.Get(d.kbuf[:])
-	if errors.Is(err, pebble.ErrNotFound) {
-		return false, nil
+// lookupAll sets ans[i] to whether keys[i] is stored, for the first
+// occurrence i of each key in order (keys' indexes sorted by key; sorted).
+// A key is absent without a look-up in the store where the filter says
+// so, or, with recall, where the last Contains found it absent (absent);
+// the others are looked up in key order with one iterator, whose seeks
+// then move forward through the same blocks and files. It runs on the
+// worker.
+func (d *Set) lookupAll(keys []seen.Key, order []int32, ans []bool, recall bool) error {
+	probe := d.probe[:0]
+	var absent []seen.Key
+	if recall {
+		absent = d.absent // sorted, like order's keys
 	}
+	prev := int32(-1)
+	for _, i := range order {
+		k := &keys[i]
+		if prev >= 0 && keys[prev] == *k {
+			continue
+		}
+		prev = i
+		ans[i] = false
+		for len(absent) > 0 && bytes.Compare(absent[0][:], k[:]) < 0 {
+			absent = absent[1:]
+		}
+		switch {
+		case len(absent) > 0 && absent[0] == *k:
+			d.stats.recalled++
+		case d.filter != nil && !d.filter.mayHave(k):
+			d.stats.filtered++
+		default:
+			probe = append(probe, i)
+		}
+	}
+	d.probe = probe
+	if len(probe) == 0 {
+		return nil
+	}
+	d.stats.store += int64(len(probe))
+	it, err := d.db.NewIter(&pebble.IterOptions{LowerBound: []byte{keyPrefix}, UpperBound: []byte{keyPrefix + 1}})
 	if err != nil {
-		return false, err
+		return err
 	}
-	return true, closer.Close()
+	d.kbuf[0] = keyPrefix
+	for _, i := range probe {
+		copy(d.kbuf[1:], keys[i][:])
+		ans[i] = it.SeekGE(d.kbuf[:]) && bytes.Equal(it.Key(), d.kbuf[:])
+	}
+	return errors.Join(it.Error(), it.Close())
 }
 
 // Add records k and reports whether it was new; a new k is durable when
@@ -945,19 +1111,21 @@ func (d *Set) Contains(keys []seen.Key, has []bool) error {
 	}
 	keys, ans := d.scratch(keys)
 	err := d.w.run(func() error {
+		order := d.sorted(keys)
+		d.absent = d.absent[:0]
+		if err := d.lookupAll(keys, order, ans, false); err != nil {
+			return err
+		}
 		prev := int32(-1)
-		for _, i := range d.sorted(keys) {
-			k := &keys[i]
-			if prev >= 0 && keys[prev] == *k {
+		for _, i := range order {
+			if prev >= 0 && keys[prev] == keys[i] {
 				ans[i] = ans[prev]
 				continue
 			}
 			prev = i
-			found, err := d.has(k)
-			if err != nil {
-				return err
+			if !ans[i] {
+				d.absent = append(d.absent, keys[i])
 			}
-			ans[i] = found
 		}
 		return nil
 	})
@@ -1010,18 +1178,34 @@ func (d *Set) wrapErr(what string, err error) error {
 // batch sorted, which Pebble inserts faster. Sorting by (key, index) also
 // puts the repeats of a key right after its first occurrence.
 func (d *Set) sorted(keys []seen.Key) []int32 {
-	order := d.order[:0]
+	// Sorted as two big-endian words (the bytes' order) and the index:
+	// four times faster than bytes.Compare through the indexes.
+	ents := d.sortBuf[:0]
 	for i := range keys {
-		order = append(order, int32(i))
+		k := &keys[i]
+		ents = append(ents, sortEntry{binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(k[8:]), int32(i)})
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := bytes.Compare(keys[a][:], keys[b][:]); c != 0 {
-			return c
+	slices.SortFunc(ents, func(a, b sortEntry) int {
+		if a.hi != b.hi {
+			return cmp.Compare(a.hi, b.hi)
 		}
-		return cmp.Compare(a, b)
+		if a.lo != b.lo {
+			return cmp.Compare(a.lo, b.lo)
+		}
+		return cmp.Compare(a.i, b.i)
 	})
-	d.order = order
+	order := d.order[:0]
+	for _, e := range ents {
+		order = append(order, e.i)
+	}
+	d.sortBuf, d.order = ents, order
 	return order
+}
+
+// sortEntry is a key as two big-endian words and its index, for sorted.
+type sortEntry struct {
+	hi, lo uint64
+	i      int32
 }
 
 // add is AddBatch (isNew of len(keys)) and Insert (isNew nil).
@@ -1042,21 +1226,19 @@ func (d *Set) add(keys []seen.Key, isNew []bool) error {
 	committed := false
 	err := d.w.run(func() error {
 		order := d.sorted(keys)
-		// Only the first occurrence of a key can be new.
+		if err := d.lookupAll(keys, order, ans, true); err != nil {
+			return err
+		}
+		// Only the first occurrence of a key can be new; ans becomes isNew.
 		fresh := order[:0] // overwrites order behind the read position
 		prev := int32(-1)
 		for _, i := range order {
-			k := &keys[i]
-			if prev >= 0 && keys[prev] == *k {
+			if prev >= 0 && keys[prev] == keys[i] {
 				continue
 			}
 			prev = i
-			found, err := d.has(k)
-			if err != nil {
-				return err
-			}
-			if !found {
-				ans[i] = true
+			ans[i] = !ans[i]
+			if ans[i] {
 				fresh = append(fresh, i)
 			}
 		}
@@ -1066,6 +1248,15 @@ func (d *Set) add(keys []seen.Key, isNew []bool) error {
 		}
 		if err := d.checkSpace(); err != nil {
 			return err
+		}
+		// From here on the store may change: what Contains found absent
+		// is forgotten, and the filter has the new keys before the store
+		// does (a failed commit leaves it false positives only).
+		d.absent = d.absent[:0]
+		if d.filter != nil {
+			for _, i := range fresh {
+				d.filter.add(&keys[i])
+			}
 		}
 		b := d.db.NewBatchWithSize(len(fresh)*(keyLen+8) + 64)
 		defer b.Close()
@@ -1088,6 +1279,13 @@ func (d *Set) add(keys []seen.Key, isNew []bool) error {
 		}
 		if err := b.Commit(wo); err != nil {
 			return commitError{err}
+		}
+		if d.filter != nil && d.filter.full() {
+			// A larger one; on failure the full one, still right, stays.
+			d.n.Store(d.newN)
+			if err := d.rebuildFilter(); err != nil {
+				d.w.Errorf("seen: disk set %s: rebuilding its filter: %v", d.dir, err)
+			}
 		}
 		return nil
 	})
@@ -1121,6 +1319,15 @@ func (d *Set) add(keys []seen.Key, isNew []bool) error {
 		}
 	}
 	return nil
+}
+
+// memTableFor is Options.MemTableSize's default for a set of n keys.
+func memTableFor(n int64) uint64 {
+	size := uint64(defaultMemTableSize)
+	for size < 64<<20 && int64(size) < 4*n {
+		size *= 2
+	}
+	return size
 }
 
 // checkSpace refuses a commit when the set's filesystem has less free
@@ -1169,12 +1376,19 @@ func (d *Set) Close() error {
 		d.w.close()
 		return fmt.Errorf("seen: close disk set %s: not closed, the store stopped: %w", d.dir, d.w.err)
 	}
-	d.order, d.keys, d.answers = nil, nil, nil
+	d.order, d.keys, d.answers, d.absent, d.sortBuf = nil, nil, nil, nil, nil
 	err := d.w.run(func() error {
 		// Flushed, the set needs no write-ahead log to be read back; the
 		// state file says it was closed while the lock is still held, so
 		// that a process that opens the set next finds its own state.
 		err := d.db.Flush()
+		if err == nil && d.filter != nil && d.err == nil {
+			// Only saves a rebuild at the next Open: a failure is logged.
+			if ferr := saveFilter(d.dir, d.filter, d.id, d.n.Load()); ferr != nil {
+				d.w.Errorf("seen: disk set %s: not saving its filter: %v", d.dir, ferr)
+			}
+		}
+		d.filter = nil
 		if err == nil {
 			err = d.writeState(false)
 		}
@@ -1182,6 +1396,11 @@ func (d *Set) Close() error {
 	})
 	d.w.close()
 	err = errors.Join(err, d.dirLock.Close())
+	if err == nil && d.err != nil {
+		// Stopped before a commit (a full filesystem), or a commit failed:
+		// closed cleanly, but the caller learns again that it stopped.
+		err = d.err
+	}
 	if err != nil {
 		return fmt.Errorf("seen: close disk set %s: %w", d.dir, err)
 	}
