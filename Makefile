@@ -48,7 +48,7 @@ test-go:
 	$(GO) run ./cmd/uriscan cpu
 	$(NATIVE_EXPECT) $(GO) test -count=1 $(PKGS)
 	$(NATIVE_EXPECT) $(GO) test -count=1 $(PATH_TAGS) -run '$(PATH_TESTS)' $(PATH_PKGS)
-	$(GO) test -count=1 $(PATH_TAGS) -run 'FastPathNothingUnasked' ./cmd/uriscan
+	$(GO) test -count=1 $(PATH_TAGS) -run 'FastPathNothingUnasked' ./internal/cli
 
 # Dispatch honours GODEBUG: each knob takes the paths that need it away.
 # These legs run the kernel and path tests with the counters compiled in.

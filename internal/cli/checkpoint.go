@@ -1,4 +1,4 @@
-package main
+package cli
 
 // inputPos is a place in the inputs: file index, byte offset in that
 // file (decompressed) and the number of the line before it; where a

@@ -1,14 +1,6 @@
-// Command uriscan checks, splits and resolves URI references (RFC 3986),
-// one per input line.
-//
-// Usage:
-//
-//	uriscan COMMAND [FLAGS] [FILE...]
-//
-// FILEs are read in order; "-" (or no FILE at all) is standard input, and a
-// gzip or zstd FILE (told by its magic number) is decompressed. Run "uriscan help" for the
-// commands.
-package main
+// Package cli is the uriscan command, which checks, splits and resolves
+// URI references (RFC 3986), one per input line: cmd/uriscan runs it.
+package cli
 
 import (
 	"bufio"
@@ -27,7 +19,9 @@ import (
 	"github.com/uriscan/uriscan"
 )
 
-func main() { os.Exit(mainCode()) }
+// Main runs the command the process's arguments give and returns its
+// exit status.
+func Main() int { return mainCode() }
 
 // mainCode runs the command the process's arguments give, with SIGINT and
 // SIGTERM handled (see env.interrupted), and returns the exit status.

@@ -1,6 +1,6 @@
 //go:build !race
 
-package main
+package cli
 
 // raceEnabled: the race detector multiplies memory use.
 const raceEnabled = false
