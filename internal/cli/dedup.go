@@ -11,6 +11,7 @@ import (
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/frontier"
+	"github.com/uriscan/uriscan/internal/redisurl"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/disk"
@@ -30,7 +31,7 @@ const defaultDedupBatch = 1024
 // program would open it (normalize.Hasher.Params).
 func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR, redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
-	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisstore.DefaultPrefix+")")
+	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisurl.DefaultPrefix+")")
 	nf := addNormFlags(fs)
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and take the result (reported on standard error; the repaired form is written)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits; required with a disk or Redis store, the same every run (default: random, memory only)")
@@ -51,7 +52,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		if *batch < 1 {
 			return e.usageError("dedup: --batch must be at least 1", e.cmd)
 		}
-		shown := redisstore.RedactURL(*store)
+		shown := redisurl.Redact(*store)
 		persistent := *store != "memory"
 		if persistent && *keyFile == "" {
 			return e.usageError("dedup: --store "+shown+" needs --key-file: a store kept across runs only matches the hash key it was made with (make one with: head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > key.hex)", e.cmd)
@@ -556,5 +557,5 @@ func openStore(spec, prefix string, params seen.Params, so storeOptions) (seen.S
 	case isRedisURL(spec):
 		return redisstore.OpenURL(spec, &redisstore.Options{Prefix: prefix, Params: params, Recover: so.recover})
 	}
-	return nil, errors.New("--store " + redisstore.RedactURL(spec) + ": want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
+	return nil, errors.New("--store " + redisurl.Redact(spec) + ": want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
 }
