@@ -16,4 +16,4 @@ import (
 	"github.com/uriscan/uriscan/internal/cli"
 )
 
-func main() { os.Exit(cli.Main()) }
+func main() { os.Exit(cli.Main(cli.Stores{})) }

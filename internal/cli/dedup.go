@@ -14,8 +14,6 @@ import (
 	"github.com/uriscan/uriscan/internal/redisurl"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
-	redisstore "github.com/uriscan/uriscan/seen/redis"
 )
 
 // defaultDedupBatch is how many records dedup decides at once: enough to
@@ -66,6 +64,11 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		if ckptName != "" && *output == "" && !persistent {
 			return e.usageError("dedup: --checkpoint to standard output needs a disk or Redis store: a memory set is gone after the process", e.cmd)
+		}
+		if !storeLinked(*store) {
+			// Before --key-file is read: it may be a pipe only one
+			// process can read.
+			return e.handOff("dedup --store " + shown)
 		}
 		h, code := e.hasher(*keyFile, lv)
 		if h == nil {
@@ -138,7 +141,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 				resuming, stamp = true, frontier.LastStamp(ckptName)
 			}
 		}
-		set, err := openStore(*store, *prefix, params, storeOptions{recover: *rebuild, mustExist: stamp != nil && !*rebuild})
+		set, err := openStore(*store, *prefix, params, StoreOptions{Recover: *rebuild, MustExist: stamp != nil && !*rebuild})
 		if err != nil {
 			// The store's errors name it (password redacted).
 			e.ioError("dedup: " + storeMessage(err, shown) + storeAdvice(err, *output, resuming))
@@ -329,7 +332,7 @@ func paramFlags(p seen.Params) []string {
 func storeAdvice(err error, output string, resuming bool) string {
 	var pe *seen.ParamsError
 	switch {
-	case errors.Is(err, disk.ErrDamaged):
+	case linked.ErrDamaged != nil && errors.Is(err, linked.ErrDamaged):
 		if resuming && output != "" {
 			return "\nuriscan: dedup: once it is removed, rerun with --rebuild to add back the keys of --output " + output + "'s lines into a new store and go on"
 		}
@@ -548,14 +551,14 @@ func (d *deduper) inputName(i int) string {
 
 // openStore opens the seen-set a --store value names, recording or
 // checking params in a persistent one.
-func openStore(spec, prefix string, params seen.Params, so storeOptions) (seen.Set, error) {
+func openStore(spec, prefix string, params seen.Params, so StoreOptions) (seen.Set, error) {
 	switch {
 	case spec == "memory":
 		return seen.NewMemory(1 << 16), nil
 	case strings.HasPrefix(spec, "disk:"):
 		return openDiskStore(spec[5:], params, so)
 	case isRedisURL(spec):
-		return redisstore.OpenURL(spec, &redisstore.Options{Prefix: prefix, Params: params, Recover: so.recover})
+		return linked.OpenRedis(spec, prefix, params, so)
 	}
 	return nil, errors.New("--store " + redisurl.Redact(spec) + ": want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
 }

@@ -19,9 +19,13 @@ import (
 	"github.com/uriscan/uriscan"
 )
 
-// Main runs the command the process's arguments give and returns its
-// exit status.
-func Main() int { return mainCode() }
+// Main runs the command the process's arguments give, with the Stores
+// this binary links (none: a run that needs them is handed to
+// uriscan-stores), and returns its exit status.
+func Main(s Stores) int {
+	linked = s
+	return mainCode()
+}
 
 // mainCode runs the command the process's arguments give, with SIGINT and
 // SIGTERM handled (see env.interrupted), and returns the exit status.
