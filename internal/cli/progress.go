@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
 
@@ -20,11 +19,13 @@ import (
 // file, or with --no-progress or --quiet. The input loops count into it;
 // a ticker redraws it five times a second. Whatever else goes to standard
 // error first clears the bar's line (see progressWriter), so messages are
-// never mixed into it.
+// never mixed into it. The bar is drawn here, not by a library: the one
+// used before linked net/http (and so cgo's resolver, a dynamically linked
+// binary) into every run, a millisecond of start-up.
 type progress struct {
 	bytes, lines atomic.Int64
 	mu           sync.Mutex // the bar and the terminal
-	bar          *progressbar.ProgressBar
+	bar          bar
 	drawn        bool
 	what         string
 	stop, done   chan struct{}
@@ -45,20 +46,10 @@ func (e *env) startProgress(what string, files []string, tty *os.File) *progress
 	}
 	total := inputSize(files)
 	p := &progress{what: what, stop: make(chan struct{}), done: make(chan struct{})}
-	p.bar = progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(tty),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionSetPredictTime(total > 0),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionThrottle(0),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionUseANSICodes(true),
-		progressbar.OptionSetWidth(30),
-		// No redraw goroutine of its own (it has one for a spinner, which
-		// races with the library's state): the bar is drawn by run only,
-		// under mu.
-		progressbar.OptionSetSpinnerChangeInterval(0),
-	)
+	p.bar = bar{w: tty, total: total, start: time.Now()}
+	if w, _, err := term.GetSize(int(tty.Fd())); err == nil {
+		p.bar.cols = w
+	}
 	pw := &progressWriter{p: p, w: e.rawErr}
 	e.errw.Reset(pw)
 	e.rawErr = pw
@@ -109,8 +100,7 @@ func (p *progress) run() {
 func (p *progress) draw() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.bar.Describe(p.what + " " + strconv.FormatInt(p.lines.Load(), 10) + " lines, " + strconv.FormatFloat(float64(p.bytes.Load())/1e6, 'f', 1, 64) + " MB")
-	p.bar.Set64(p.bytes.Load())
+	p.bar.draw(p.what+" "+strconv.FormatInt(p.lines.Load(), 10)+" lines, "+strconv.FormatFloat(float64(p.bytes.Load())/1e6, 'f', 1, 64)+" MB", p.bytes.Load(), time.Now())
 	p.drawn = true
 }
 
@@ -132,7 +122,7 @@ func (p *progress) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drawn {
-		p.bar.Clear()
+		p.bar.clear()
 		p.drawn = false
 	}
 }
@@ -148,8 +138,100 @@ func (pw *progressWriter) Write(b []byte) (int, error) {
 	pw.p.mu.Lock()
 	defer pw.p.mu.Unlock()
 	if pw.p.drawn {
-		pw.p.bar.Clear()
+		pw.p.bar.clear()
 		pw.p.drawn = false
 	}
 	return pw.w.Write(b)
+}
+
+// bar is the progress bar's line on the terminal w:
+//
+//	validate 812345 lines, 61.2 MB  45% |#############                 | (30.6 MB/s) [2s:2s]
+//
+// the percentage, the bar and the time left only when the total is known.
+// The rate is over the last draws (about two seconds). The line is cut to
+// the terminal's width, so that it never wraps (a wrapped line is not
+// cleared by clear).
+type bar struct {
+	w     io.Writer
+	total int64 // the input's bytes, or -1
+	cols  int   // the terminal's width, or 0
+	start time.Time
+	// hist are the last draws' times and byte counts, for the rate.
+	hist [10]struct {
+		at time.Time
+		n  int64
+	}
+	nhist int
+	line  []byte
+}
+
+// barWidth is the bar's width in columns, between its "|"s.
+const barWidth = 30
+
+// draw writes the line for desc and n bytes read at now.
+func (b *bar) draw(desc string, n int64, now time.Time) {
+	oldest := b.start
+	var n0 int64
+	if b.nhist >= len(b.hist) {
+		h := b.hist[b.nhist%len(b.hist)]
+		oldest, n0 = h.at, h.n
+	}
+	b.hist[b.nhist%len(b.hist)].at, b.hist[b.nhist%len(b.hist)].n = now, n
+	b.nhist++
+	rate := 0.0
+	if d := now.Sub(oldest).Seconds(); d > 0 {
+		rate = float64(n-n0) / d
+	}
+	l := append(b.line[:0], '\r')
+	l = append(l, desc...)
+	if b.total > 0 {
+		pct := min(n, b.total) * 100 / b.total
+		l = append(l, "  "...)
+		l = append(l, strconv.FormatInt(pct, 10)...)
+		l = append(l, "% |"...)
+		done := int(min(n, b.total) * barWidth / b.total)
+		for i := range barWidth {
+			if i < done {
+				l = append(l, '#')
+			} else {
+				l = append(l, ' ')
+			}
+		}
+		l = append(l, '|')
+	}
+	l = append(l, " ("...)
+	l = appendSI(l, rate)
+	l = append(l, "B/s) ["...)
+	l = append(l, now.Sub(b.start).Round(time.Second).String()...)
+	if b.total > 0 && rate > 0 {
+		left := time.Duration(float64(max(b.total-n, 0)) / rate * float64(time.Second))
+		l = append(l, ':')
+		l = append(l, left.Round(time.Second).String()...)
+	}
+	l = append(l, ']')
+	if b.cols > 1 && len(l)-1 > b.cols-1 {
+		l = l[:b.cols] // (ASCII but for desc's file names: cut at a byte)
+	}
+	l = append(l, "\x1b[K"...) // the rest of a longer line before
+	b.line = l
+	b.w.Write(l)
+}
+
+// clear clears the bar's line.
+func (b *bar) clear() { b.w.Write([]byte("\r\x1b[K")) }
+
+// appendSI appends v with an SI prefix and one decimal ("30.6 M"; "512 "
+// under a thousand).
+func appendSI(b []byte, v float64) []byte {
+	const prefixes = " kMGTP"
+	i := 0
+	for v >= 1000 && i < len(prefixes)-1 {
+		v /= 1000
+		i++
+	}
+	if i == 0 {
+		return append(strconv.AppendFloat(b, v, 'f', 0, 64), ' ')
+	}
+	return append(append(strconv.AppendFloat(b, v, 'f', 1, 64), ' '), prefixes[i])
 }
