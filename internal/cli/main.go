@@ -505,6 +505,13 @@ drawn on standard error (--no-progress). Invalid lines are reported on
 standard error: --quiet says nothing, --errors jsonl writes JSON records,
 --max-errors N stops after the N-th.
 
+uriscan links no persistent store, so that it starts about as fast as any
+Go program: dedup with a disk or Redis store, and cpu, run in
+uriscan-stores, the same command with Pebble, go-redis and cpuid linked
+in, which uriscan executes in its place with the same arguments (found by
+$URISCAN_STORES, beside uriscan, or on $PATH; make install puts both in
+place).
+
 Commands:
 `)
 	for _, c := range commands {
