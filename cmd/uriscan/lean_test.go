@@ -15,11 +15,13 @@ import (
 
 // heavy are what uriscan must not link: the persistent stores' packages
 // and what they bring, and klauspost/cpuid (uriscan cpu's), whose package
-// init every run would pay (see cli.Stores).
+// init every run would pay (see cli.Stores); and net/http and cgo (a
+// dynamically linked binary), which a progress bar library brought.
 var heavy = []string{
 	"github.com/cockroachdb/", "github.com/redis/go-redis", "github.com/klauspost/cpuid",
 	"github.com/prometheus/", "google.golang.org/protobuf", "github.com/gogo/protobuf", "github.com/getsentry/",
 	"github.com/uriscan/uriscan/seen/disk", "github.com/uriscan/uriscan/seen/redis",
+	"net/http", "runtime/cgo",
 }
 
 // TestLeanDependencies: uriscan links none of heavy; uriscan-stores links
