@@ -4,6 +4,8 @@ PKGS      ?= ./...
 FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 COUNT     ?= 1
+# build: where the two binaries go
+BIN       ?= bin
 
 
 .PHONY: test-bench-module fuzz-arm64 test-redis
@@ -13,7 +15,7 @@ test-redis:
 	env_=$$(.ci/redis.sh) && eval "$$env_" && URISCAN_REDIS_REQUIRE=1 $(GO) test -count=1 -v ./seen/redis
 .PHONY: test-race
 .PHONY: test-avx512-mutants
-.PHONY: all test test-go test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
+.PHONY: all build install test test-go test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
 
 # What each leg expects dispatch to choose; TestExpectedPaths checks all
 # four (URISCAN_EXPECT_*) and the path tests below count the work each
@@ -36,6 +38,16 @@ KERNEL_TESTS := Kernel|LineScanner|Parse|Classify|Agree
 
 all: test
 
+## build: the two binaries into $(BIN): uriscan (every command, no persistent
+## store linked: it starts fast) and uriscan-stores (the same with the disk and
+## Redis stores and cpuid; uriscan runs it for dedup --store disk:/redis:// and cpu)
+build:
+	$(GO) build -o $(BIN)/ ./cmd/uriscan ./cmd/uriscan-stores
+
+## install: both binaries into $(go env GOBIN) or $(go env GOPATH)/bin, side by side
+install:
+	$(GO) install ./cmd/uriscan ./cmd/uriscan-stores
+
 ## test: everything CI checks: formatting, generated code, vet (amd64 and arm64),
 ## tests with every kernel this CPU has, the GODEBUG and purego legs, arm64 under qemu
 test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 test-race test-avx512-mutants bench-smoke test-bench-module fuzz-smoke
@@ -44,11 +56,11 @@ test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 te
 # each Kernel* test; the URISCAN_EXPECT_* variables check dispatch picked
 # the best of each.
 NATIVE_EXPECT = $(call expect,$(NATIVE_KERNEL),$(NATIVE_BATCH),$(NATIVE_HINTS),$(NATIVE_HASH))
-test-go:
-	$(GO) run ./cmd/uriscan cpu
+test-go: build
+	$(BIN)/uriscan cpu
 	$(NATIVE_EXPECT) $(GO) test -count=1 $(PKGS)
 	$(NATIVE_EXPECT) $(GO) test -count=1 $(PATH_TAGS) -run '$(PATH_TESTS)' $(PATH_PKGS)
-	$(GO) test -count=1 $(PATH_TAGS) -run 'FastPathNothingUnasked' ./cmd/uriscan
+	$(GO) test -count=1 $(PATH_TAGS) -run 'FastPathNothingUnasked' ./internal/cli
 
 # Dispatch honours GODEBUG: each knob takes the paths that need it away.
 # These legs run the kernel and path tests with the counters compiled in.
@@ -73,7 +85,7 @@ test-avx512-mutants:
 
 # The race detector over the short tests (it needs cgo, so a C compiler).
 test-race:
-	$(GO) test -count=1 -short -race . ./cmd/... ./frontier/... ./normalize/... ./seen/...
+	$(GO) test -count=1 -short -race . ./cmd/... ./internal/cli/... ./frontier/... ./normalize/... ./seen/...
 
 ## test-arm64: the NEON kernel under qemu-aarch64-static (apt-get install qemu-user-static)
 ## The child processes of tests (seen's crash test) run through the same

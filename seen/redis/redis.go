@@ -21,6 +21,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/uriscan/uriscan/internal/redisurl"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/internal/store"
 )
@@ -273,7 +274,7 @@ type Options struct {
 }
 
 // DefaultPrefix is the key prefix when Options.Prefix is empty.
-const DefaultPrefix = "uriscan:seen:"
+const DefaultPrefix = redisurl.DefaultPrefix
 
 // DefaultPipelines is the default Options.Pipelines.
 const DefaultPipelines = 4

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	goredis "github.com/redis/go-redis/v9"
+	"github.com/uriscan/uriscan/internal/redisurl"
 )
 
 // OpenURL is Open for a set given as a URL:
@@ -180,7 +181,7 @@ func urlSecrets(spec string) []string {
 	if _, query, ok := strings.Cut(rest, "?"); ok {
 		for part := range strings.SplitSeq(query, "&") {
 			name, value, ok := strings.Cut(part, "=")
-			if ok && passwordName(name) {
+			if ok && redisurl.PasswordName(name) {
 				add(value)
 				if d, err := url.QueryUnescape(value); err == nil {
 					add(d)
@@ -191,44 +192,12 @@ func urlSecrets(spec string) []string {
 	return secrets
 }
 
-// passwordName reports whether a query option's name looks like it holds
-// a password ("password", "pass", "sentinel_password", ...).
-func passwordName(name string) bool {
-	if d, err := url.QueryUnescape(name); err == nil {
-		name = d
-	}
-	return strings.Contains(strings.ToLower(name), "pass")
-}
-
 // RedactURL returns spec with any password replaced by "***": the one in
 // the userinfo (user:password@, up to the last '@') and the values of
 // query options named like a password. Anything else is left as written,
 // so the result is spec itself when there is no password. It does not
 // check that spec is a valid URL.
-func RedactURL(spec string) string {
-	scheme, rest, ok := strings.Cut(spec, "://")
-	head := ""
-	if ok {
-		head = scheme + "://"
-	} else {
-		rest = spec
-	}
-	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
-		if user, _, ok := strings.Cut(rest[:at], ":"); ok {
-			rest = user + ":***" + rest[at:]
-		}
-	}
-	if i := strings.IndexByte(rest, '?'); i >= 0 {
-		parts := strings.Split(rest[i+1:], "&")
-		for j, part := range parts {
-			if name, _, ok := strings.Cut(part, "="); ok && passwordName(name) {
-				parts[j] = name + "=***"
-			}
-		}
-		rest = rest[:i+1] + strings.Join(parts, "&")
-	}
-	return head + rest
-}
+func RedactURL(spec string) string { return redisurl.Redact(spec) }
 
 // target maps u and the connection fields of o onto go-redis options, and
 // applies u's prefix to o.

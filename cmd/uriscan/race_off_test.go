@@ -1,6 +1,0 @@
-//go:build !race
-
-package main
-
-// raceEnabled: the race detector multiplies memory use.
-const raceEnabled = false

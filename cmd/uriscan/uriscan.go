@@ -1,0 +1,19 @@
+// Command uriscan checks, splits and resolves URI references (RFC 3986),
+// one per input line.
+//
+// Usage:
+//
+//	uriscan COMMAND [FLAGS] [FILE...]
+//
+// FILEs are read in order; "-" (or no FILE at all) is standard input, and a
+// gzip or zstd FILE (told by its magic number) is decompressed. Run "uriscan help" for the
+// commands.
+package main
+
+import (
+	"os"
+
+	"github.com/uriscan/uriscan/internal/cli"
+)
+
+func main() { os.Exit(cli.Main(cli.Stores{})) }

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"flag"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/normalize"
+)
+
+// setupCPU: "uriscan cpu" reports the CPU and the kernel uriscan chose.
+func setupCPU(fs *flag.FlagSet) func(*env, []string) int {
+	return func(e *env, args []string) int {
+		if len(args) > 0 {
+			e.errw.WriteString("uriscan: cpu takes no arguments\n")
+			return exitUsage
+		}
+		if linked.CPU == nil {
+			return e.handOff("cpu")
+		}
+		w := e.out
+		line := func(k, v string) {
+			w.WriteString(k)
+			w.WriteString(":")
+			w.WriteString(strings.Repeat(" ", max(1, 12-len(k))))
+			w.WriteString(v)
+			w.WriteByte('\n')
+		}
+		linked.CPU(line)
+		line("arch", runtime.GOOS+"/"+runtime.GOARCH+", "+runtime.Version())
+		k := uriscan.Kernel()
+		if v := os.Getenv("GODEBUG"); strings.Contains(v, "cpu.") {
+			k += " (GODEBUG=" + v + ")"
+		}
+		line("kernel", k)
+		line("batch", uriscan.BatchPath())
+		line("hints", normalize.HintsPath())
+		line("hash", normalize.HashPath())
+		return exitOK
+	}
+}

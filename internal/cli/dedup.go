@@ -1,0 +1,564 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/frontier"
+	"github.com/uriscan/uriscan/internal/redisurl"
+	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/seen"
+)
+
+// defaultDedupBatch is how many records dedup decides at once: enough to
+// amortize a round trip to a shared store and the syncs of --output, small
+// enough to keep output flowing.
+const defaultDedupBatch = 1024
+
+// setupDedup: "uriscan dedup" writes the first line of each equivalence
+// class, through package frontier, which owns the exactly-once protocol
+// (batches, checkpoint, replay, truncation): --output is exactly once,
+// standard output at least once. The command reads the inputs, keys each
+// line (normalize.Hasher) and reports; the store is opened as a Go
+// program would open it (normalize.Hasher.Params).
+func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
+	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR, redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
+	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisurl.DefaultPrefix+")")
+	nf := addNormFlags(fs)
+	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and take the result (reported on standard error; the repaired form is written)")
+	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits; required with a disk or Redis store, the same every run (default: random, memory only)")
+	output := fs.String("output", "", "write the new lines to `FILE`, exactly once across kills and restarts (progress in FILE.checkpoint; a rerun resumes), instead of standard output")
+	ckptFlag := fs.String("checkpoint", "", "record the progress in `FILE` after every batch, for --resume (default with --output: FILE.checkpoint)")
+	resume := fs.Bool("resume", false, "continue from --checkpoint instead of the top of the input (automatic with --output)")
+	rebuild := fs.Bool("rebuild", false, "take a disk or Redis store that lost keys it had recorded (emptied, deleted, replaced, restored from an older copy: a run is refused) as it is, and when resuming --output add back the keys of the lines it holds and go on; keys of other runs' outputs are not added back")
+	summary := fs.String("summary", "", "also write the summary to `FILE`, as one JSON object")
+	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
+	schemes := fs.String("schemes", "http,https", "with --extract, the `schemes` that count, comma-separated")
+	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end and before each read that may block. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
+	fs.Bool("verify-input", true, "read each gzip or zstd input to its end first (every member's CRC-32 and length, every frame's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see the README). --verify-input=false takes the lines before the damage, then reports the error") // read by dispatch into e.verifyInput
+	return func(e *env, files []string) int {
+		lv, cfg, msg := nf.config(fs, "dedup")
+		if msg != "" {
+			return e.usageError(msg, e.cmd)
+		}
+		if *batch < 1 {
+			return e.usageError("dedup: --batch must be at least 1", e.cmd)
+		}
+		shown := redisurl.Redact(*store)
+		persistent := *store != "memory"
+		if persistent && *keyFile == "" {
+			return e.usageError("dedup: --store "+shown+" needs --key-file: a store kept across runs only matches the hash key it was made with (make one with: head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > key.hex)", e.cmd)
+		}
+		ckptName := *ckptFlag
+		if ckptName == "" && *output != "" {
+			ckptName = *output + ".checkpoint"
+		}
+		if *resume && ckptName == "" {
+			return e.usageError("dedup: --resume needs --output or --checkpoint (where the progress is recorded)", e.cmd)
+		}
+		if ckptName != "" && *output == "" && !persistent {
+			return e.usageError("dedup: --checkpoint to standard output needs a disk or Redis store: a memory set is gone after the process", e.cmd)
+		}
+		if !storeLinked(*store) {
+			// Before --key-file is read: it may be a pipe only one
+			// process can read.
+			return e.handOff("dedup --store " + shown)
+		}
+		h, code := e.hasher(*keyFile, lv)
+		if h == nil {
+			return code
+		}
+		configure(h, cfg)
+		// The keys are of the forms as shown, passwords redacted unless
+		// --show-passwords (normalize.Hasher's rule, which the store
+		// records: a store made the other way is refused, not mixed).
+		h.KeepPasswords(!e.rep.redacts())
+		h.SetGrammar(e.sc.grammar)
+		if len(files) == 0 {
+			files = []string{"-"}
+		}
+		// What the store records is what a Go program's hasher with the
+		// same settings gives it: either's store is the other's. A memory
+		// set's key is random; its checkpoint records the settings.
+		params := h.Settings()
+		if persistent {
+			var err error
+			if params, err = h.Params(); err != nil {
+				e.ioError("dedup: " + err.Error())
+				e.flush()
+				return exitUsage
+			}
+		}
+		d := &deduper{e: e, h: h, redacts: e.rep.redacts()}
+		d.summaryFile = *summary
+		d.repair = *repair
+		d.raw = lv.Raw()
+		if d.raw && (*repair || *extract) {
+			return e.usageError("dedup: --level "+lv.String()+" reads every line as its owner does: --repair and --extract do not apply", e.cmd)
+		}
+		if *repair && *extract {
+			return e.usageError("dedup: --repair and --extract do not go together (extract takes only valid URIs)", e.cmd)
+		}
+		// What the checkpoint records of this run, besides its inputs: a
+		// resume with other settings is refused.
+		run := map[string]string{"store": shown, "max-line": strconv.Itoa(e.sc.ls.MaxLine())}
+		for k, v := range params {
+			run[k] = v
+		}
+		if *repair {
+			run["repair"] = "true"
+		}
+		e.textLines = *extract
+		if *extract {
+			d.x = &uriscan.Extractor{}
+			for _, s := range strings.Split(*schemes, ",") {
+				if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
+					d.x.Schemes = append(d.x.Schemes, s)
+				}
+			}
+			if len(d.x.Schemes) == 0 {
+				return e.usageError("dedup: --schemes names no scheme", e.cmd)
+			}
+			run["extract"] = strings.Join(d.x.Schemes, ",")
+		} else if isFlagSet(fs, "schemes") {
+			return e.usageError("dedup: --schemes goes with --extract", e.cmd)
+		}
+		if *rebuild && !persistent {
+			return e.usageError("dedup: --rebuild is for a disk or Redis store (a memory set is rebuilt from --output anyway)", e.cmd)
+		}
+		// A checkpoint that recorded a store's stamp says a store was
+		// there: a disk store is not made anew where it is gone.
+		resuming := false
+		var stamp *seen.Stamp
+		if ckptName != "" {
+			if _, err := os.Stat(ckptName); err == nil {
+				resuming, stamp = true, frontier.LastStamp(ckptName)
+			}
+		}
+		set, err := openStore(*store, *prefix, params, StoreOptions{Recover: *rebuild, MustExist: stamp != nil && !*rebuild})
+		if err != nil {
+			// The store's errors name it (password redacted).
+			e.ioError("dedup: " + storeMessage(err, shown) + storeAdvice(err, *output, resuming))
+			e.flush()
+			return exitUsage
+		}
+		d.set = set
+		d.log, err = frontier.Open(set, frontier.Options{
+			Output: *output, Writer: e.out, Checkpoint: ckptName, Resume: *resume,
+			Inputs: files, Run: run, Batch: *batch,
+			KeyOf: d.keyOf, Rebuild: *rebuild,
+			OnRebuild: func(lost error, n int64) {
+				if lost != nil {
+					fmt.Fprintf(e.errw, "uriscan: dedup: %v\n", lost)
+				}
+				if *output != "" {
+					fmt.Fprintf(e.errw, "uriscan: dedup: --rebuild: adding back the keys of the %d bytes of --output %s\n", n, *output)
+				} else {
+					fmt.Fprintf(e.errw, "uriscan: dedup: --rebuild: taking the store as it is\n")
+				}
+			},
+		})
+		if err != nil {
+			set.Close()
+			msg := "dedup: " + err.Error()
+			if errors.Is(err, seen.ErrLost) {
+				msg += "\nuriscan: dedup: the checkpoint " + ckptName + " records a run against the store as it was: " + lostAdvice(*output, true)
+			}
+			e.ioError(msg)
+			e.flush()
+			return exitUsage
+		}
+		d.ckptName, d.output, d.inputs = ckptName, *output, files
+		if d.log.Resumed() {
+			// What the runs before found keeps its exit status.
+			e.invalid = d.log.Tally().Other["invalid"] > 0
+			for _, msg := range d.log.Errors() {
+				e.ioError("dedup: (before the resume) " + msg)
+			}
+			st := d.log.Start()
+			e.start = inputPos{File: st.Input, Offset: st.Offset, Line: st.Line}
+		}
+		e.finish = d.finish
+		e.onInputError = func(msg string) {
+			d.log.InputError(msg)
+			d.inputFailed = true
+		}
+		// Before a read that may block, settle the batch so output keeps up
+		// with a slow input ("tail -f log | uriscan dedup").
+		e.sc.beforeRead = func() { d.commit(); e.flush() }
+		e.endFile = d.endFile
+		code = e.eachRecord(files, d.record)
+		d.finish()
+		e.flush()
+		if d.log.Err() != nil || d.closeErr != nil || e.ioFail {
+			code = exitUsage // (e.ioFail: also a --summary that could not be written)
+		}
+		return code
+	}
+}
+
+// dedupSummary is dedup's summary as JSON (--summary, --errors jsonl).
+type dedupSummary struct {
+	Command    string `json:"command"`
+	Lines      int64  `json:"lines"`
+	Blank      int64  `json:"blank"`
+	Invalid    int64  `json:"invalid"`
+	Repaired   int64  `json:"repaired,omitempty"` // with --repair: taken repaired
+	URIs       *int64 `json:"uris,omitempty"`     // with --extract
+	Unique     int64  `json:"unique"`
+	Duplicates int64  `json:"duplicates"`
+	Resumed    bool   `json:"resumed"`
+}
+
+// deduper keys a dedup run's lines for its frontier.Log.
+type deduper struct {
+	e       *env
+	set     seen.Set
+	log     *frontier.Log
+	h       *normalize.Hasher
+	redacts bool
+	text    []byte // a record's text, scratch
+	// x, with --extract, finds the URIs in a line (ms: its matches).
+	x  *uriscan.Extractor
+	ms []uriscan.Match
+	// repair (--repair) takes invalid lines in their repaired form.
+	repair   bool
+	fixed    []byte
+	fixedURI uriscan.URI
+	fixedRep normalize.Repairs
+	raw      bool   // the level is Raw: lines go to rawKey
+	rawErr   string // why rawKey refused the last line
+	// summaryFile is --summary.
+	summaryFile string
+	ckptName    string
+	output      string   // --output
+	inputs      []string // the inputs ("-": standard input)
+	// inputFailed: an input error was reported since the last endFile.
+	inputFailed bool
+	closeErr    error // closing the store
+	finished    bool
+}
+
+// lostAdvice says what to do about a store that lost keys; resuming: a
+// checkpoint records a run (with --output: of output's lines) against it.
+func lostAdvice(output string, resuming bool) string {
+	others := "rebuild the store from the outputs of the runs that filled it (uriscan dedup --store NEW --key-file K [the same level flags] OUTPUTS... >/dev/null)"
+	switch {
+	case resuming && output != "":
+		return "a resume would write again lines --output " + output + " holds. Rerun with --rebuild to add back the keys of its lines and go on (keys of other runs' outputs are not added back: " + others + " first), or remove " + output + " and its checkpoint and start over with a new store"
+	case resuming:
+		return "a resume would write again lines written before it: " + others + ", or rerun with --rebuild to take the store as it is"
+	}
+	return "lines it held would be new again: " + others + ", or rerun with --rebuild to take it as it is"
+}
+
+// storeMessage is err from opening the store --store shown, in the
+// command's terms where the library's would not do: the settings a store
+// was made with are the flags that make them.
+func storeMessage(err error, shown string) string {
+	var pe *seen.ParamsError
+	if errors.As(err, &pe) {
+		stored, given := paramFlags(pe.Stored), paramFlags(pe.Given)
+		if slices.Equal(stored, given) {
+			// What differs has no flag (an entry of an earlier version,
+			// the store's format): the store's own words.
+			return pe.Error() + " (no flag of this version makes the store's: use another store)"
+		}
+		return "--store " + shown + " was made with " + strings.Join(without(stored, given), " ") +
+			"; this run has " + strings.Join(without(given, stored), " ") + ": rerun with the store's, or use another store"
+	}
+	return err.Error()
+}
+
+// without returns the flags of a that are not in b (or "(no flag)").
+func without(a, b []string) []string {
+	var out []string
+	for _, f := range a {
+		if !slices.Contains(b, f) {
+			out = append(out, f)
+		}
+	}
+	if out == nil {
+		out = []string{"(no flag)"}
+	}
+	return out
+}
+
+// paramFlags writes a store's Params (normalize.Hasher.Params) as the
+// flags that make them.
+func paramFlags(p seen.Params) []string {
+	var f []string
+	if lv, ok := p["level"]; ok {
+		f = append(f, "--level "+lv)
+	}
+	raw := p["level"] == "safebrowsing" || p["level"] == "w3lib"
+	if hs, ok := p["heuristics"]; ok {
+		for _, h := range strings.Split(hs, ",") {
+			if h != "strip-params" || p["strip-params"] == "" {
+				f = append(f, "--"+h)
+			}
+		}
+	}
+	if sp, ok := p["strip-params"]; ok {
+		for _, name := range strings.Split(sp, ",") {
+			f = append(f, "--strip-param "+name)
+		}
+	}
+	if _, ok := p["dot-segments"]; !ok && !raw {
+		f = append(f, "--keep-encoded-dots")
+	}
+	if p["ipv6"] == "rfc5952" {
+		f = append(f, "--ipv6-rfc5952")
+	}
+	if g, ok := p["grammar"]; ok {
+		f = append(f, "--grammar "+g)
+	}
+	if _, ok := p["passwords"]; !ok {
+		f = append(f, "--show-passwords")
+	}
+	if fp, ok := p["key-fingerprint"]; ok {
+		f = append(f, "--key-file (the key whose fingerprint is "+fp+")")
+	}
+	return f
+}
+
+// storeAdvice is what to do about err from opening the store, or "".
+func storeAdvice(err error, output string, resuming bool) string {
+	var pe *seen.ParamsError
+	switch {
+	case linked.ErrDamaged != nil && errors.Is(err, linked.ErrDamaged):
+		if resuming && output != "" {
+			return "\nuriscan: dedup: once it is removed, rerun with --rebuild to add back the keys of --output " + output + "'s lines into a new store and go on"
+		}
+		return "\nuriscan: dedup: once it is removed, rebuild it from the outputs of the runs that filled it (uriscan dedup --store NEW --key-file K [the same level flags] OUTPUTS... >/dev/null)"
+	case errors.Is(err, seen.ErrLost):
+		return "\nuriscan: dedup: the store is not what it was; " + lostAdvice(output, resuming)
+	case errors.As(err, &pe):
+		return "" // storeMessage says it
+	case errors.Is(err, seen.ErrNoParams):
+		return "\nuriscan: dedup: nothing says how its keys were made: use another store (--store)"
+	}
+	return ""
+}
+
+// keyOf is the key of a line of --output, as it was written: used to
+// refill a memory set on resume, and by --rebuild.
+func (d *deduper) keyOf(line []byte) (seen.Key, error) {
+	sum, err := d.h.SumRaw(line)
+	return seen.Key(sum), err
+}
+
+// key is the seen-set key of u: the digest of its normal form as the
+// output shows it, the password redacted unless --show-passwords (the
+// hasher's rule: two URIs that differ only in their password, written the
+// same, are one; and the key of a line read back from --output after a
+// crash is the key it was written with).
+func (d *deduper) key(u *uriscan.URI) seen.Key { return seen.Key(d.h.Sum(u)) }
+
+// rawKey is key at a Raw level (safebrowsing, w3lib), for any line: the
+// digest of its owner's canonical form as shown; false, with the reason
+// in d.rawErr, when the owner refuses the line.
+func (d *deduper) rawKey(text []byte) (seen.Key, bool) {
+	sum, err := d.h.SumRaw(text)
+	if err != nil {
+		d.rawErr = strings.TrimPrefix(err.Error(), "normalize: ")
+		return seen.Key{}, false
+	}
+	return seen.Key(sum), true
+}
+
+// record takes one input line: its records (keys and texts) go to the
+// Log, which decides, writes and commits them a batch at a time. While
+// the Log replays the last batch of the run before, nothing is reported.
+func (d *deduper) record(name string, s *recordScanner) {
+	next := frontier.Position{Input: d.e.fileIdx, Offset: s.ls.NextOffset(), Line: s.Line()}
+	replay := d.log.Replaying()
+	_, long := s.ls.TooLong()
+	switch {
+	case s.Len() == 0:
+		d.log.Count("blank")
+	case d.x != nil && !long:
+		// The URIs in the line, each a record (valid: Extract parses them).
+		d.ms = d.x.Append(d.ms[:0], s.Bytes())
+		for _, m := range d.ms {
+			u, _ := uriscan.Parse(s.Bytes()[m.Start:m.End])
+			d.text = appendURI(d.text[:0], &u, d.redacts)
+			d.log.Add(d.key(&u), d.text)
+		}
+	case d.raw && !long:
+		// A Raw level reads any line as its owner does.
+		k, ok := d.rawKey(s.Bytes())
+		if !ok {
+			s.perr = rawInvalid
+			d.log.Count("invalid")
+			if !replay {
+				d.e.errw.Write(d.e.rep.appendLineReport(nil, name, int64(s.Line()), 0, []byte(d.rawErr), s.Bytes(), s.Len()))
+			}
+			break
+		}
+		s.perr = nil
+		d.log.Add(k, shownBytes(s.Bytes(), d.redacts))
+	case s.ParseError() != nil && d.repairLine(s):
+		// Taken in its repaired form (and still invalid for the exit
+		// status, as normalize --repair).
+		if !replay && !d.e.rep.quiet {
+			d.e.errw.Write(appendRepair(nil, name, s.Line(), d.fixedRep, d.e.rep.jsonl))
+		}
+		d.log.Count("repaired")
+		d.text = appendURI(d.text[:0], &d.fixedURI, d.redacts)
+		d.log.Add(d.key(&d.fixedURI), d.text)
+	case s.ParseError() != nil: // (with --extract, only a line over the limit)
+		d.log.Count("invalid")
+		if !replay {
+			d.e.reportLine(name, s)
+		}
+	default:
+		d.text = appendURI(d.text[:0], s.URI(), d.redacts)
+		d.log.Add(d.key(s.URI()), d.text)
+	}
+	if err := d.log.EndLine(s.Bytes(), next); err != nil {
+		d.e.halt = true
+	}
+}
+
+// repairLine, with --repair, repairs s's invalid line into d.fixed and
+// parses it into d.fixedURI; false when it is not repaired (a line over
+// the limit, or one Repair cannot mend).
+func (d *deduper) repairLine(s *recordScanner) bool {
+	if !d.repair {
+		return false
+	}
+	if _, long := s.ls.TooLong(); long || d.x != nil {
+		return false
+	}
+	var rep normalize.Repairs
+	d.fixed, rep = normalize.Repair(d.fixed[:0], s.Bytes())
+	u, err := uriscan.Parse(d.fixed)
+	if err != nil {
+		return false
+	}
+	d.fixedURI, d.fixedRep = u, rep
+	return true
+}
+
+// commit decides the pending batch (before a read that may block).
+func (d *deduper) commit() {
+	if d.log.Commit() != nil {
+		d.e.halt = true
+	}
+}
+
+// endFile ends each input: a batch never spans two.
+func (d *deduper) endFile() {
+	failed := d.inputFailed
+	d.inputFailed = false
+	var err error
+	switch {
+	case failed:
+		// (Reported above: unreadable, or it failed --verify-input.)
+		err = errors.New("it could not be read (see above)")
+	case d.e.stopped() || d.e.halt:
+		return // finish commits what was read
+	case d.e.sc.Err() != nil:
+		err = d.e.sc.Err()
+	}
+	if d.log.EndInput(d.e.fileIdx, err) != nil {
+		d.e.halt = true
+	}
+}
+
+// finish decides what was read, records the run done unless it stopped
+// early, closes the output and the store, and prints the summary; once.
+func (d *deduper) finish() {
+	if d.finished {
+		return
+	}
+	d.finished = true
+	e := d.e
+	if d.log.Err() == nil && !e.stopped() && !e.halt && e.werr == nil {
+		d.log.Finish()
+	} else {
+		d.log.Commit() // (a signal, --max-errors: what was read is decided)
+		d.log.Close()
+	}
+	if err := d.set.Close(); err != nil && d.log.Err() == nil {
+		d.closeErr = err
+	}
+	c := d.log.Tally()
+	blank, invalid, repaired := c.Other["blank"], c.Other["invalid"], c.Other["repaired"]
+	var b []byte
+	b = append(b, "uriscan: dedup: lines "...)
+	b = strconv.AppendInt(b, c.Lines, 10)
+	b = append(b, ", blank "...)
+	b = strconv.AppendInt(b, blank, 10)
+	b = append(b, ", invalid "...)
+	b = strconv.AppendInt(b, invalid, 10)
+	if repaired > 0 {
+		b = append(b, ", repaired "...)
+		b = strconv.AppendInt(b, repaired, 10)
+	}
+	if d.x != nil {
+		b = append(b, ", uris "...)
+		b = strconv.AppendInt(b, c.Records, 10)
+	}
+	b = append(b, ", unique "...)
+	b = strconv.AppendInt(b, c.Unique, 10)
+	b = append(b, ", duplicates "...)
+	b = strconv.AppendInt(b, c.Duplicates(), 10)
+	if d.log.Resumed() {
+		b = append(b, " (resumed from "...)
+		b = append(b, d.ckptName...)
+		b = append(b, ')')
+	}
+	b = append(b, '\n')
+	sum := dedupSummary{Command: "dedup", Lines: c.Lines, Blank: blank, Invalid: invalid, Repaired: repaired, Unique: c.Unique, Duplicates: c.Duplicates(), Resumed: d.log.Resumed()}
+	if d.x != nil {
+		sum.URIs = &c.Records
+	}
+	e.finalLine = e.writeSummary(d.summaryFile, sum, string(b))
+	err := d.log.Err()
+	if err == nil && d.closeErr != nil {
+		err = &frontier.Error{Step: "store", Err: d.closeErr}
+	}
+	if err != nil {
+		at := d.log.Decided()
+		name := d.inputName(at.Input)
+		msg := fmt.Sprintf("dedup: %v\nuriscan: dedup: stopped: the input is decided up to %s:%d; %d lines read after it were not decided, and the rest of the input was not read",
+			err, name, at.Line, d.log.Pending())
+		switch {
+		case errors.Is(err, seen.ErrLost):
+			msg += "; " + lostAdvice(d.output, d.ckptName != "")
+		case d.ckptName != "":
+			msg += "; rerun with --resume (automatic with --output) to continue"
+		}
+		e.ioError(msg)
+	}
+}
+
+// inputName names input i for messages.
+func (d *deduper) inputName(i int) string {
+	if i >= len(d.inputs) || d.inputs[i] == "-" {
+		return stdinName
+	}
+	return d.inputs[i]
+}
+
+// openStore opens the seen-set a --store value names, recording or
+// checking params in a persistent one.
+func openStore(spec, prefix string, params seen.Params, so StoreOptions) (seen.Set, error) {
+	switch {
+	case spec == "memory":
+		return seen.NewMemory(1 << 16), nil
+	case strings.HasPrefix(spec, "disk:"):
+		return openDiskStore(spec[5:], params, so)
+	case isRedisURL(spec):
+		return linked.OpenRedis(spec, prefix, params, so)
+	}
+	return nil, errors.New("--store " + redisurl.Redact(spec) + ": want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
+}

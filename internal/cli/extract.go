@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"flag"
+	"strconv"
+	"strings"
+
+	"github.com/uriscan/uriscan"
+)
+
+// setupExtract: "uriscan extract" writes the URIs found in free text.
+func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
+	format := fs.String("format", "text", "`text` (each URI's bytes, one per line), jsonl or tsv (file, line, offset, URI)")
+	schemes := fs.String("schemes", "http,https", "the `schemes` that count, comma-separated (case-insensitive)")
+	anyScheme := fs.Bool("any-scheme", false, "take every syntactically valid scheme of at least --min-scheme bytes")
+	minScheme := fs.Int("min-scheme", 3, "the shortest scheme --any-scheme takes, in `bytes` (so that \"a:b\" in prose is not a URI)")
+	workers := addWorkersFlag(fs)
+	rejects := fs.Bool("rejects", false, "also report the candidates that are no URI (jsonl: \"valid\":false; text and tsv: on standard error)")
+	logFormat := fs.String("log", "", "read each line as a log line: `combined` (Common or Combined Log Format, Apache and nginx: the request target, the referer and the URIs in the user agent), jsonl (the URIs in the --field strings of JSON Lines) or columns (the URIs in the --columns of lines split at --delimiter, as cut does)")
+	columns := fs.String("columns", "", "with --log columns, the `list` of columns to search, numbered from 1 as cut -f takes it (\"3\", \"2,7\", \"4-6\", \"5-\"); each match's field is \"$N\"")
+	delimiter := fs.String("delimiter", "", "with --log columns, the `byte` that ends a column (\"\\t\" or none: a tab); two in a row make an empty column")
+	var jsonFields stringsFlag
+	fs.Var(&jsonFields, "field", "with --log jsonl, the dotted `path` of a string field to search (\"message\", \"http.request.url\"); repeatable")
+	summary := fs.String("summary", "", "write a summary (inputs, bytes, URIs, rejections, invalid log lines) to `FILE` as one JSON object; with --errors jsonl it is also the last line on standard error")
+	base := fs.String("base", "", "with --log combined, the absolute `URI` origin-form request targets (\"/a?b\") are resolved against; without it they are written as they are")
+	return func(e *env, files []string) (code int) {
+		switch *format {
+		case "text", "jsonl", "tsv":
+		default:
+			return e.usageError("extract: --format must be text, jsonl or tsv, not "+strconv.Quote(*format), e.cmd)
+		}
+		x := &uriscan.Extractor{AnyScheme: *anyScheme, MinSchemeLen: *minScheme, Rejects: *rejects}
+		if !*anyScheme {
+			for _, s := range strings.Split(*schemes, ",") {
+				if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
+					x.Schemes = append(x.Schemes, s)
+				}
+			}
+			if len(x.Schemes) == 0 {
+				return e.usageError("extract: --schemes names no scheme", e.cmd)
+			}
+		}
+		var lm *logMode
+		if *logFormat != "" {
+			lm = &logMode{kind: *logFormat, paths: jsonFields, columns: *columns, delimiter: *delimiter, format: *format, x: x}
+			if code, ok := lm.check(e, *base); !ok {
+				return code
+			}
+		} else if len(jsonFields) > 0 || *base != "" || *columns != "" || *delimiter != "" {
+			return e.usageError("extract: --field, --base, --columns and --delimiter go with --log", e.cmd)
+		}
+		defer func() {
+			if *summary == "" && !e.rep.jsonl {
+				return
+			}
+			sum := extractSummary{Command: "extract", Inputs: max(len(files), 1), Bytes: e.counts.bytes, URIs: e.counts.uris, Rejected: e.counts.rejected, InvalidLines: e.rep.invalid}
+			if e.finalLine = e.writeSummary(*summary, sum, ""); e.ioFail {
+				code = exitUsage // the summary could not be written
+			}
+		}()
+		if lm != nil {
+			return e.parallel(files, max(*workers, 1), false, lm.worker, lm.longLine)
+		}
+		return e.parallel(files, max(*workers, 1), true, func(p *pipeline) func(*chunk) {
+			x := &uriscan.Extractor{Schemes: x.Schemes, AnyScheme: x.AnyScheme, MinSchemeLen: x.MinSchemeLen, Rejects: x.Rejects}
+			var ms []uriscan.Match
+			return func(c *chunk) {
+				ms = x.AppendAfter(ms[:0], c.data, c.before)
+				for _, m := range ms {
+					text := c.data[m.Start:m.End]
+					m.Start += c.off
+					m.End += c.off
+					m.Line += int64(c.line)
+					emitMatch(p, c, *format, "", m, text)
+				}
+			}
+		}, nil)
+	}
+}
+
+// extractSummary is extract's summary (--summary, --errors jsonl).
+type extractSummary struct {
+	Command      string `json:"command"`
+	Inputs       int    `json:"inputs"`
+	Bytes        int64  `json:"bytes"`
+	URIs         int64  `json:"uris"`
+	Rejected     int64  `json:"rejected"`
+	InvalidLines int64  `json:"invalid_lines"`
+}
+
+// emitMatch writes one match (text its bytes) of chunk c: to the output,
+// or, in text and tsv, to standard error if it is a rejection.
+func emitMatch(p *pipeline, c *chunk, format, field string, m uriscan.Match, text []byte) {
+	if m.Rejected {
+		c.k.rejected++
+	} else {
+		c.k.uris++
+	}
+	text = shownBytes(text, c.k.rep.redacts())
+	if m.Rejected && format != "jsonl" {
+		switch {
+		case c.k.rep.quiet:
+		case c.k.rep.jsonl:
+			c.k.err = appendMatch(c.k.err, "jsonl", c.name, field, m, text)
+		default:
+			c.k.err = appendMatch(c.k.err, format, c.name, field, m, text)
+		}
+	} else {
+		c.k.out = appendMatch(c.k.out, format, c.name, field, m, text)
+	}
+	p.handOver(c) // (reports too: a chunk can hold 50,000 rejections)
+}
+
+// appendMatch appends one match in the format: its bytes (text), a JSON
+// object or a TSV row; field is the log field it was found in, or "".
+func appendMatch(b []byte, format, name, field string, m uriscan.Match, text []byte) []byte {
+	switch format {
+	case "jsonl":
+		b = append(b, `{"file":`...)
+		b = appendJSONString(b, name)
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, m.Line, 10)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, m.Start, 10)
+		if field != "" {
+			b = append(b, `,"field":`...)
+			b = appendJSONString(b, field)
+		}
+		b = append(b, `,"uri":`...)
+		b = appendJSONString(b, view(text))
+		if m.Rejected {
+			b = append(b, `,"valid":false`...)
+		} else {
+			u, _ := uriscan.Parse(text)
+			b = append(b, `,"valid":true,"scheme":`...)
+			if u.IsAbsolute() {
+				b = appendJSONString(b, u.Scheme())
+			} else {
+				b = append(b, "null"...) // a relative reference (a request target)
+			}
+			b = append(b, `,"host":`...)
+			if u.HasAuthority() {
+				b = appendJSONString(b, u.Host())
+			} else {
+				b = append(b, "null"...)
+			}
+		}
+		b = append(b, '}')
+	case "tsv":
+		b = append(b, name...)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, m.Line, 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, m.Start, 10)
+		b = append(b, '\t')
+		if field != "" {
+			b = append(b, field...)
+			b = append(b, '\t')
+		}
+		if m.Rejected {
+			b = append(b, "rejected\t"...)
+		}
+		b = append(b, text...)
+	default:
+		if m.Rejected {
+			b = append(b, "uriscan: "+name+":"...)
+			b = strconv.AppendInt(b, m.Line, 10)
+			b = append(b, ": offset "...)
+			b = strconv.AppendInt(b, m.Start, 10)
+			if field != "" {
+				b = append(b, ": "...)
+				b = append(b, field...)
+			}
+			b = append(b, ": not a URI: "...)
+			b = appendEcho(b, text, int64(len(text)), false) // redacted by the caller
+		} else {
+			b = append(b, text...)
+		}
+	}
+	return append(b, '\n')
+}

@@ -1,0 +1,308 @@
+package cli
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/logformat"
+)
+
+// stringsFlag is a repeatable flag: each use adds a value.
+type stringsFlag []string
+
+func (f *stringsFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *stringsFlag) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}
+
+// logMode is extract --log: each line is a log line, and only its fields
+// are searched. For the Combined Log Format (logformat.ParseCombined):
+// the request target is one URI-reference (origin-form "/a?b" resolved
+// against --base when given, absolute-form "http://h/a" as it is), so is
+// the referer; the user agent, and a request line of another shape, are
+// searched as free text. For JSON Lines (logformat.JSONField): each --field
+// string is searched as free text. For delimited lines (logformat.Columns):
+// each --columns column is searched as free text. A line that is not in the
+// format is reported (line, offset, why) and makes the exit status 1; a
+// blank line is skipped.
+type logMode struct {
+	kind      string // "combined", "jsonl" or "columns"
+	paths     []string
+	columns   string // --columns LIST
+	delimiter string // --delimiter
+	cols      *logformat.Columns
+	format    string
+	x         *uriscan.Extractor // the schemes and options
+	base      *uriscan.URI
+}
+
+// check validates the flags; false (with the exit status) when they are
+// wrong.
+func (lm *logMode) check(e *env, base string) (int, bool) {
+	if lm.kind != "columns" && (lm.columns != "" || lm.delimiter != "") {
+		return e.usageError("extract: --columns and --delimiter go with --log columns", e.cmd), false
+	}
+	switch lm.kind {
+	case "combined":
+		if len(lm.paths) > 0 {
+			return e.usageError("extract: --field goes with --log jsonl", e.cmd), false
+		}
+	case "columns":
+		if len(lm.paths) > 0 || base != "" {
+			return e.usageError("extract: --field and --base do not go with --log columns (--columns LIST picks the columns)", e.cmd), false
+		}
+		if lm.columns == "" {
+			return e.usageError("extract: --log columns needs --columns LIST", e.cmd), false
+		}
+		sep, ok := delimiterByte(lm.delimiter)
+		if !ok {
+			return e.usageError("extract: --delimiter must be one byte other than a newline, or \\t for a tab, not "+strconv.Quote(lm.delimiter), e.cmd), false
+		}
+		c, err := logformat.ParseColumns(sep, lm.columns)
+		if err != nil {
+			return e.usageError("extract: --columns: "+err.Error(), e.cmd), false
+		}
+		lm.cols = c
+	case "jsonl":
+		if len(lm.paths) == 0 {
+			return e.usageError("extract: --log jsonl needs --field PATH", e.cmd), false
+		}
+		if base != "" {
+			return e.usageError("extract: --base goes with --log combined", e.cmd), false
+		}
+		for _, p := range lm.paths {
+			if _, _, err := logformat.JSONField(nil, nil, []byte("{}"), p); err != nil {
+				return e.usageError("extract: --field "+strconv.Quote(p)+": "+err.Error(), e.cmd), false
+			}
+		}
+	default:
+		return e.usageError("extract: --log must be combined, jsonl or columns, not "+strconv.Quote(lm.kind), e.cmd), false
+	}
+	if base != "" {
+		b, err := uriscan.ParseString(base)
+		if err != nil || !b.IsAbsolute() {
+			return e.usageError("extract: --base "+strconv.Quote(shownArg(base, e.rep.redacts()))+" is not an absolute URI", e.cmd), false
+		}
+		lm.base = &b
+	}
+	return 0, true
+}
+
+// longLine makes the handler of a line over --max-line (the reader's own
+// streaming scanner reads past it): it is reported, as the line commands
+// report it.
+func (lm *logMode) longLine() lineFn {
+	return func(k *sink, name string, s *recordScanner) {
+		if s.ParseError() != nil {
+			k.reportLine(name, s)
+		}
+	}
+}
+
+// logWorker is one worker's state in log mode.
+type logWorker struct {
+	*logMode
+	p       *pipeline
+	x       uriscan.Extractor
+	fields  []logformat.Field
+	scratch []byte
+	ms      []uriscan.Match
+	buf     []byte
+	maxLine int
+}
+
+// worker makes a chunk handler for one worker.
+func (lm *logMode) worker(p *pipeline) func(*chunk) {
+	w := &logWorker{logMode: lm, p: p, maxLine: p.maxLine}
+	w.x = uriscan.Extractor{Schemes: lm.x.Schemes, AnyScheme: lm.x.AnyScheme, MinSchemeLen: lm.x.MinSchemeLen, Rejects: lm.x.Rejects}
+	return w.chunk
+}
+
+func (w *logWorker) chunk(c *chunk) {
+	data, line, off := c.data, int64(c.line), c.off
+	for len(data) > 0 {
+		l := data
+		next := len(data)
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, next = data[:i], i+1
+		}
+		data = data[next:]
+		line++
+		lineOff := off
+		off += int64(next)
+		l = bytes.TrimSuffix(l, []byte{'\r'})
+		switch {
+		case len(l) == 0:
+			continue
+		case len(l) > w.maxLine:
+			// A line over the limit that the reader kept whole (a read
+			// input holds lines up to the limit and a chunk): reported
+			// as the reader's own scanner reports a longer one.
+			c.k.err = c.k.rep.appendLongLine(c.k.err, c.name, line, len(l), w.maxLine, l)
+			c.k.countInvalid()
+			continue
+		}
+		switch w.kind {
+		case "combined":
+			w.combined(c, l, line, lineOff)
+		case "columns":
+			w.fields = w.cols.Append(w.fields[:0], l)
+			for _, f := range w.fields {
+				w.search(c, f, l, line, lineOff)
+			}
+		default:
+			w.jsonl(c, l, line, lineOff)
+		}
+		w.p.handOver(c)
+	}
+}
+
+// lineError reports a line that is not in the log format.
+func (w *logWorker) lineError(c *chunk, line int64, off int, why string) {
+	reason := "not a Common or Combined Log Format line: "
+	switch {
+	case c.k.rep.jsonl:
+		reason = "not a " + w.kind + " log line: "
+	case w.kind != "combined":
+		reason = "not a JSON object line: "
+	}
+	c.k.err = c.k.rep.appendLineReport(c.k.err, c.name, line, off, []byte(reason+why), nil, 0)
+	c.k.countInvalid()
+}
+
+func (w *logWorker) combined(c *chunk, l []byte, line, lineOff int64) {
+	var err error
+	w.fields, w.scratch, err = logformat.ParseCombined(w.fields[:0], w.scratch[:0], l)
+	if err != nil {
+		le := err.(*logformat.Error)
+		w.lineError(c, line, le.Offset, le.Reason)
+		return
+	}
+	for _, f := range w.fields {
+		switch f.Name {
+		case logformat.NameRequest:
+			w.whole(c, f, l, line, lineOff, true)
+		case logformat.NameReferer:
+			w.whole(c, f, l, line, lineOff, false)
+		default: // the user agent, a request line of another shape
+			w.search(c, f, l, line, lineOff)
+		}
+	}
+}
+
+func (w *logWorker) jsonl(c *chunk, l []byte, line, lineOff int64) {
+	for _, path := range w.paths {
+		var err error
+		w.fields, w.scratch, err = logformat.JSONField(w.fields[:0], w.scratch[:0], l, path)
+		if err != nil {
+			le := err.(*logformat.Error)
+			w.lineError(c, line, le.Offset, le.Reason)
+			return
+		}
+		for _, f := range w.fields {
+			w.search(c, f, l, line, lineOff)
+		}
+	}
+}
+
+// delimiterByte reads --delimiter: one byte, "\t" for a tab; "" is a tab.
+// A newline or carriage return, which end lines, is refused.
+func delimiterByte(s string) (byte, bool) {
+	switch {
+	case s == "" || s == `\t`:
+		return '\t', true
+	case len(s) == 1 && s[0] != '\n' && s[0] != '\r':
+		return s[0], true
+	}
+	return 0, false
+}
+
+// inLine reports whether v is a part of l (not decoded into scratch).
+func inLine(v, l []byte) bool {
+	if len(v) == 0 || len(l) == 0 {
+		return false
+	}
+	vp, lp := uintptr(unsafe.Pointer(unsafe.SliceData(v))), uintptr(unsafe.Pointer(unsafe.SliceData(l)))
+	return vp >= lp && vp-lp < uintptr(len(l))
+}
+
+// search writes the URIs in a field's text, each at its offset in the
+// input when the field was not decoded, else at the field's.
+func (w *logWorker) search(c *chunk, f logformat.Field, l []byte, line, lineOff int64) {
+	w.ms = w.x.Append(w.ms[:0], f.Value)
+	exact := inLine(f.Value, l)
+	for _, m := range w.ms {
+		text := f.Value[m.Start:m.End]
+		at := lineOff + int64(f.Offset)
+		if exact {
+			at += m.Start
+		}
+		m.Start, m.End, m.Line = at, at+int64(len(text)), line
+		emitMatch(w.p, c, w.format, f.Name, m, text)
+	}
+}
+
+// whole writes a field that is one URI-reference (the request target, the
+// referer): resolved against --base if it is an origin-form target, and
+// only if its scheme counts (a relative one always does). One that is not
+// a URI-reference is a rejection (reported with --rejects).
+func (w *logWorker) whole(c *chunk, f logformat.Field, l []byte, line, lineOff int64, request bool) {
+	v := f.Value
+	at := lineOff + int64(f.Offset)
+	m := uriscan.Match{Start: at, End: at + int64(len(v)), Line: line}
+	if request && (string(v) == "*" || authorityForm(v)) {
+		return // OPTIONS *, CONNECT host:port: no URI
+	}
+	u, err := uriscan.Parse(v)
+	if err != nil {
+		if w.x.Rejects {
+			m.Rejected = true
+			emitMatch(w.p, c, w.format, f.Name, m, v)
+		}
+		return
+	}
+	if u.IsAbsolute() {
+		if !w.schemeCounts(u.Scheme()) {
+			return
+		}
+	} else if request && w.base != nil {
+		if w.buf, err = uriscan.Resolve(w.buf[:0], w.base, &u, 0); err != nil {
+			return
+		}
+		v = w.buf
+	}
+	emitMatch(w.p, c, w.format, f.Name, m, v)
+}
+
+func (w *logWorker) schemeCounts(s string) bool {
+	if w.x.AnyScheme {
+		return len(s) >= max(w.x.MinSchemeLen, 1)
+	}
+	for _, t := range w.x.Schemes {
+		if strings.EqualFold(s, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// authorityForm reports whether a request target is host:port (CONNECT,
+// RFC 9112 §3.2.3), which parses as a scheme and a path but names no
+// resource.
+func authorityForm(v []byte) bool {
+	i := bytes.LastIndexByte(v, ':')
+	if i <= 0 || i == len(v)-1 || bytes.IndexByte(v, '/') >= 0 {
+		return false
+	}
+	for _, d := range v[i+1:] {
+		if d < '0' || d > '9' {
+			return false
+		}
+	}
+	return true
+}

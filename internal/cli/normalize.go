@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"encoding/hex"
+	"errors"
+	"flag"
+	"strconv"
+	"strings"
+
+	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/normalize"
+)
+
+// setupNormalize: "uriscan normalize" writes each line's normal form.
+func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
+	nf := addNormFlags(fs)
+	format := fs.String("format", "text", "`text` (one normal form per line), jsonl (JSON with the hash) or surt (each line's SURT key, as the Internet Archive's surt() computes it with its default canonicalization; --level does not apply)")
+	surtScheme := fs.Bool("surt-scheme", false, "with --format surt: write the scheme, \"http://(com,example,)/\" (surt's with_scheme)")
+	surtComma := fs.Bool("surt-trailing-comma", false, "with --format surt: a \",\" before the \")\" that ends the host (surt's trailing_comma)")
+	surtWWW := fs.Bool("surt-keep-www", false, "with --format surt: keep a leading \"www.\" label (surt's host_massage=False)")
+	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
+	workers := addWorkersFlag(fs)
+	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
+	return func(e *env, files []string) int {
+		lv, cfg, msg := nf.config(fs, "normalize")
+		if msg != "" {
+			return e.usageError(msg, e.cmd)
+		}
+		jsonl := false
+		switch *format {
+		case "text":
+		case "jsonl":
+			jsonl = true
+		case "surt":
+			for _, f := range []string{"level", "repair", "key-file", "grammar"} {
+				if isFlagSet(fs, f) {
+					return e.usageError("normalize: --format surt does its own canonicalization (surt's): --"+f+" does not apply", e.cmd)
+				}
+			}
+			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
+			return e.eachLine(files, *workers, func() lineFn {
+				var buf, red []byte
+				// The key is of the line as shown, its password redacted:
+				// surt reads a URL with no scheme as "http://" + it, and
+				// takes the first path segment of one with no host for
+				// the host, userinfo and all ("//u:pw@h/p" gives
+				// "u:pw@h)/p", "//u:pw@a.b/" "b,u:pw@a)/"), where no
+				// redaction of the key could find the password.
+				redact := e.rep.redacts()
+				surt := func(dst, raw []byte) ([]byte, error) {
+					if redact && uriscan.HasPassword(raw) {
+						red = uriscan.AppendRedacted(red[:0], raw)
+						raw = red
+					}
+					return normalize.AppendSURT(dst, raw, opts)
+				}
+				return func(k *sink, name string, s *recordScanner) {
+					buf = normalizeRaw(k, name, recordFile(files, name), s, nil, false, buf, surt)
+				}
+			})
+		default:
+			return e.usageError("normalize: --format must be text, jsonl or surt, not "+strconv.Quote(*format), e.cmd)
+		}
+		for _, f := range []string{"surt-scheme", "surt-trailing-comma", "surt-keep-www"} {
+			if isFlagSet(fs, f) {
+				return e.usageError("normalize: --"+f+" goes with --format surt", e.cmd)
+			}
+		}
+		h, code := e.hasher(*keyFile, lv)
+		if h == nil {
+			return code
+		}
+		configure(h, cfg)
+		// The hash is dedup's key: of the normal form as shown.
+		h.KeepPasswords(!e.rep.redacts())
+		h.SetGrammar(e.sc.grammar)
+		return e.eachLine(files, *workers, func() lineFn {
+			h := h.Clone()
+			var fixed []byte   // reused for every line
+			norm := h.Config() // the text format's: the Hasher's
+			raw := func(dst, line []byte) ([]byte, error) { return norm.AppendRaw(dst, line, lv) }
+			return func(k *sink, name string, s *recordScanner) {
+				if lv.Raw() {
+					fixed = normalizeRaw(k, name, recordFile(files, name), s, h, jsonl, fixed, raw)
+					return
+				}
+				buf := k.out
+				perr := s.ParseError()
+				u := s.URI()
+				var rep normalize.Repairs
+				if perr != nil && *repair && !errors.Is(perr, uriscan.ErrTooLong) {
+					fixed, rep = normalize.Repair(fixed[:0], s.Bytes())
+					if v, err := uriscan.Parse(fixed); err == nil {
+						u, perr = &v, nil
+						if !k.rep.quiet {
+							k.err = appendRepair(k.err, name, s.Line(), rep, k.rep.jsonl)
+						}
+					}
+				}
+				if perr != nil {
+					k.reportLine(name, s)
+				}
+				switch {
+				case !jsonl && perr == nil:
+					start := len(buf)
+					buf = norm.Append(buf, u, lv)
+					buf = redactDerived(buf, start, k.rep.redacts(), u)
+				case jsonl && perr != nil:
+					buf = appendSplitInvalid(buf, recordFile(files, name), s.Line(), s.Bytes(), s.Len(), perr, k.rep.redacts())
+				case jsonl:
+					// The hash is of the normal form as shown (dedup's key:
+					// the hasher redacts as the output does).
+					sum, canon := h.Sum(u), h.Canonical()
+					buf = appendRecordStart(buf, recordFile(files, name))
+					buf = strconv.AppendInt(buf, int64(s.Line()), 10)
+					buf = append(buf, `,"valid":true,"input":`...)
+					buf = appendJSONString(buf, view(shownBytes(s.Bytes(), k.rep.redacts())))
+					buf = append(buf, `,"normalized":`...)
+					buf = appendJSONString(buf, view(canon))
+					buf = append(buf, `,"hash":"`...)
+					buf = hex.AppendEncode(buf, sum[:])
+					buf = append(buf, '"')
+					if rep.Changed() {
+						buf = appendRepaired(buf, rep)
+					}
+					buf = append(buf, '}')
+				}
+				k.out = append(buf, '\n')
+			}
+		})
+	}
+}
+
+// rawInvalid marks a line a Raw level refused (see normalizeRaw).
+var rawInvalid = &uriscan.Error{Err: errors.New("refused by the level")}
+
+// normalizeRaw is normalize at a Raw level (safebrowsing, w3lib) and
+// --format surt: canon's form of the line's bytes, valid RFC 3986 or not;
+// only a line over the limit or one canon refuses is invalid (then
+// s.ParseError is rawInvalid, for the counts). h hashes for jsonl. buf is
+// scratch, returned.
+func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Hasher, jsonl bool, buf []byte, canon func(dst, raw []byte) ([]byte, error)) []byte {
+	if _, long := s.ls.TooLong(); long {
+		k.reportLine(name, s)
+		if jsonl {
+			k.out = appendSplitInvalid(k.out, file, s.Line(), s.Bytes(), s.Len(), s.ParseError(), k.rep.redacts())
+		}
+		k.out = append(k.out, '\n')
+		return buf
+	}
+	s.perr = nil
+	buf, err := canon(buf[:0], s.Bytes())
+	if err != nil {
+		reason := strings.TrimPrefix(err.Error(), "normalize: ")
+		k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(reason), s.Bytes(), s.Len())
+		if jsonl {
+			b := appendRecordStart(k.out, file)
+			b = strconv.AppendInt(b, int64(s.Line()), 10)
+			b = append(b, `,"input":`...)
+			b = appendJSONString(b, view(shownBytes(s.Bytes(), k.rep.redacts())))
+			b = append(b, `,"valid":false,"error":{"offset":0,"reason":`...)
+			b = appendJSONString(b, reason)
+			k.out = append(b, "}}"...)
+		}
+		k.out = append(k.out, '\n')
+		s.perr = rawInvalid
+		return buf
+	}
+	shown := shownBytes(buf, k.rep.redacts())
+	if !jsonl {
+		k.out = append(append(k.out, shown...), '\n')
+		return buf
+	}
+	sum := h.SumBytes(shown) // as shown: dedup's key
+	b := appendRecordStart(k.out, file)
+	b = strconv.AppendInt(b, int64(s.Line()), 10)
+	b = append(b, `,"valid":true,"input":`...)
+	b = appendJSONString(b, view(shownBytes(s.Bytes(), k.rep.redacts())))
+	b = append(b, `,"normalized":`...)
+	b = appendJSONString(b, view(shown))
+	b = append(b, `,"hash":"`...)
+	b = hex.AppendEncode(b, sum[:])
+	k.out = append(b, "\"}\n"...)
+	return buf
+}
+
+// appendRepaired appends ,"repaired":{"trimmed":N,"backslashes":N,"encoded":N,"idna":N}.
+func appendRepaired(b []byte, r normalize.Repairs) []byte {
+	b = append(b, `,"repaired":{"trimmed":`...)
+	b = strconv.AppendInt(b, int64(r.Trimmed), 10)
+	b = append(b, `,"backslashes":`...)
+	b = strconv.AppendInt(b, int64(r.Backslashes), 10)
+	b = append(b, `,"encoded":`...)
+	b = strconv.AppendInt(b, int64(r.Encoded), 10)
+	b = append(b, `,"idna":`...)
+	b = strconv.AppendInt(b, int64(r.IDNA), 10)
+	return append(b, '}')
+}
+
+// appendRepair appends "NAME:LINE: repaired: ..." (what Repair did) to b.
+func appendRepair(b []byte, name string, line int, r normalize.Repairs, jsonl bool) []byte {
+	if jsonl {
+		b = append(b, `{"file":`...)
+		b = appendJSONString(b, name)
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, int64(line), 10)
+		return append(appendRepaired(b, r), "}\n"...)
+	}
+	b = append(b, name...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(line), 10)
+	b = append(b, ": repaired:"...)
+	for _, f := range []struct {
+		n    int
+		what string
+	}{{r.Trimmed, "control or space bytes removed"}, {r.Backslashes, "backslashes read as slashes"}, {r.Encoded, "bytes percent-encoded"}, {r.IDNA, "host written as an A-label (IDNA)"}} {
+		if f.n > 0 {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, int64(f.n), 10)
+			b = append(b, ' ')
+			b = append(b, f.what...)
+		}
+	}
+	return append(b, '\n')
+}
+
+func (e *env) hasher(keyFile string, level normalize.Level) (*normalize.Hasher, int) {
+	var key []byte
+	if keyFile != "" {
+		k, err := normalize.ReadKeyFile(keyFile)
+		if err != nil {
+			e.ioError(err.Error())
+			e.flush()
+			return nil, exitUsage
+		}
+		key = k
+	}
+	h, err := normalize.NewHasher(key, level)
+	if err != nil {
+		e.ioError(err.Error())
+		e.flush()
+		return nil, exitUsage
+	}
+	return h, 0
+}

@@ -1,0 +1,6 @@
+//go:build race
+
+package cli
+
+// raceEnabled: the race detector multiplies memory use.
+const raceEnabled = true

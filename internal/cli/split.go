@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"flag"
+	"strconv"
+)
+
+// setupSplit: "uriscan split" writes one record per input line: a JSON
+// object, or a TSV row (tsv.go).
+func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
+	workers := addWorkersFlag(fs)
+	flags := fs.Bool("flags", false, "add the RFC 3986 §7 security warnings of each valid URI: \"warnings\" (rare-ipv4, password, userinfo-like-host, host-not-utf8, mixed-script, encoded-nul, encoded-slash, encoded-backslash, encoded-dot-segment) and \"ipv4\", the address a rare IPv4 form is read as")
+	format := fs.String("format", "jsonl", "`jsonl` (one JSON object per line) or tsv (one row per line, PostgreSQL COPY text format: \\N for an undefined component; columns in uriscan help split)")
+	header := fs.Bool("header", false, "with --format tsv, write the column names first")
+	return func(e *env, files []string) int {
+		tsv := false
+		switch *format {
+		case "jsonl":
+		case "tsv":
+			tsv = true
+		default:
+			return e.usageError("split: --format must be jsonl or tsv, not "+strconv.Quote(*format), e.cmd)
+		}
+		if *header && !tsv {
+			return e.usageError("split: --header goes with --format tsv", e.cmd)
+		}
+		if *header {
+			e.out.Write(appendSplitTSVHeader(nil, len(files) > 1, *flags))
+		}
+		return e.eachLine(files, *workers, func() lineFn {
+			return func(k *sink, name string, s *recordScanner) {
+				file := recordFile(files, name)
+				switch perr := s.ParseError(); {
+				case perr != nil && tsv:
+					k.out = appendSplitTSVInvalid(k.out, file, s.Line(), s.Bytes(), perr, k.rep.redacts(), *flags)
+					k.reportLine(name, s)
+				case perr != nil:
+					k.out = appendSplitInvalid(k.out, file, s.Line(), s.Bytes(), s.Len(), perr, k.rep.redacts())
+					k.reportLine(name, s)
+				case tsv:
+					k.out = appendSplitTSVValid(k.out, file, s.Line(), s.URI(), k.rep.redacts())
+					if *flags {
+						k.out = appendSplitTSVFlags(k.out, s.URI(), s.URI().Warnings())
+					}
+				default:
+					k.out = appendSplitValid(k.out, file, s.Line(), s.URI(), k.rep.redacts())
+					if *flags {
+						k.out = appendWarningsJSON(k.out[:len(k.out)-1], s.URI(), s.URI().Warnings())
+						k.out = append(k.out, '}')
+					}
+				}
+				k.out = append(k.out, '\n')
+			}
+		})
+	}
+}

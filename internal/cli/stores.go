@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/uriscan/uriscan/seen"
+)
+
+// Stores are the parts of the command that link heavy packages: the
+// persistent seen-sets (seen/disk: Pebble; seen/redis: go-redis) and the
+// CPU report of uriscan cpu (klauspost/cpuid, whose package init asks
+// the CPU, slow under a hypervisor). Go runs the init of every package a
+// binary links, so the lean cmd/uriscan, which must start as fast as a
+// hello world, links none of them and passes Main no Stores: a run that
+// needs them is handed to cmd/uriscan-stores (see handOff), which passes
+// Main those of internal/cli/full. A nil field is one not linked in.
+type Stores struct {
+	// OpenDisk opens (or creates) the disk seen-set in dir.
+	OpenDisk func(dir string, params seen.Params, o StoreOptions) (seen.Set, error)
+	// OpenRedis opens the Redis seen-set url names, with key prefix
+	// prefix unless the URL sets one ("": the default).
+	OpenRedis func(url, prefix string, params seen.Params, o StoreOptions) (seen.Set, error)
+	// ErrDamaged is the error a damaged disk store is (errors.Is).
+	ErrDamaged error
+	// CPU writes the CPU's description, a line(name, value) each: brand,
+	// vendor, model, cores, caches, the extensions uriscan can use.
+	CPU func(line func(name, value string))
+}
+
+// linked are the Stores of this binary (Main's; the tests' own).
+var linked Stores
+
+// StoreOptions are how dedup opens a persistent store: Recover
+// (--rebuild) takes one that lost keys as it is (disk.Options.Recover,
+// RedisOptions.Recover); MustExist refuses to make a disk store anew
+// where a checkpoint says one was.
+type StoreOptions struct{ Recover, MustExist bool }
+
+// openDiskStore opens (or creates) the Pebble seen-set in dir.
+func openDiskStore(dir string, params seen.Params, so StoreOptions) (seen.Set, error) {
+	if dir == "" {
+		return nil, errors.New("--store disk: needs a directory, as disk:DIR")
+	}
+	return linked.OpenDisk(dir, params, so)
+}
+
+// isRedisURL reports whether spec names a Redis store.
+func isRedisURL(spec string) bool {
+	for _, p := range []string{"redis://", "rediss://", "redis+cluster://", "rediss+cluster://"} {
+		if strings.HasPrefix(spec, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// storeLinked reports whether this binary can open the store spec
+// names: the memory store, an invalid spec (openStore says why) or one
+// whose package is linked in.
+func storeLinked(spec string) bool {
+	switch {
+	case strings.HasPrefix(spec, "disk:") && spec != "disk:":
+		return linked.OpenDisk != nil
+	case isRedisURL(spec):
+		return linked.OpenRedis != nil
+	}
+	return true
+}

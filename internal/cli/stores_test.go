@@ -1,0 +1,12 @@
+package cli_test
+
+import (
+	"github.com/uriscan/uriscan/internal/cli"
+	"github.com/uriscan/uriscan/internal/cli/full"
+)
+
+// The tests run the command with the stores linked in, as uriscan-stores
+// does: in process (cli, run) and in the children of the kill tests
+// (TestMain), which this init precedes. The lean binary's hand-off is
+// tested on built binaries (TestLeanBinary).
+func init() { cli.SetStores(full.Stores) }

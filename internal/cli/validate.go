@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"flag"
+	"strconv"
+)
+
+// setupValidate: "uriscan validate" prints the invalid lines.
+func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
+	workers := addWorkersFlag(fs)
+	warn := fs.Bool("warn", false, "also print each valid line that raises an RFC 3986 §7 security warning: \"NAME:LINE: warning: WARNINGS: LINE\" (the warnings as split --flags names them); they do not change the exit status")
+	return func(e *env, files []string) int {
+		warns := *warn // the warnings are computed only when they are shown
+		return e.eachLine(files, *workers, func() lineFn {
+			return func(k *sink, name string, s *recordScanner) {
+				perr := s.ParseError()
+				if perr == nil {
+					if !warns {
+						return
+					}
+					if w := s.URI().Warnings(); w != 0 {
+						b := k.out
+						b = append(b, name...)
+						b = append(b, ':')
+						b = strconv.AppendInt(b, int64(s.Line()), 10)
+						b = append(b, ": warning: "...)
+						b = appendWarningsText(b, s.URI(), w)
+						b = append(b, ": "...)
+						b = strconv.AppendQuote(b, view(appendURI(nil, s.URI(), k.rep.redacts())))
+						k.out = append(b, '\n')
+					}
+					return
+				}
+				b := k.out
+				b = append(b, name...)
+				b = append(b, ':')
+				b = strconv.AppendInt(b, int64(s.Line()), 10)
+				b = append(b, ": offset "...)
+				b = strconv.AppendInt(b, int64(perr.Offset), 10)
+				b = append(b, ": "...)
+				b = perr.AppendReason(b)
+				b = append(b, ": "...)
+				b = appendEcho(b, s.Bytes(), s.Len(), k.rep.redacts())
+				k.out = append(b, '\n')
+			}
+		})
+	}
+}
