@@ -257,10 +257,10 @@ type Options struct {
 	MustExist bool
 	// FilterRate is the false-positive rate of the set's in-memory Bloom
 	// filter when full (see "Speed" on Set): the share of new keys that
-	// are looked up in the store all the same. Zero means 0.01, about 1.2
-	// bytes of memory per key at the filter's fullest and 2.4 just after
-	// it doubles; a negative rate keeps no filter, and every key is looked
-	// up in the store.
+	// are looked up in the store all the same. Zero means 0.01: 1.55
+	// bytes of memory per key at the filter's fullest, 6.2 just after it
+	// grows (it is sized for four times the keys). A negative rate keeps
+	// no filter, and every key is looked up in the store.
 	FilterRate float64
 }
 
