@@ -20,6 +20,8 @@
 //
 //   - Memory (NewMemory), here: an open-addressing hash table in one
 //     process. The fastest, and lost when the process ends.
+//   - Sharded (NewSharded), here: Memory shards that decide a large batch
+//     on several goroutines at once (uriscan dedup --workers).
 //   - package seen/disk: an embedded key-value store (CockroachDB's Pebble)
 //     on local disk, with batched writes, that survives restarts and
 //     crashes: a key once reported as new stays recorded.
