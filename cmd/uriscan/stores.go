@@ -8,11 +8,16 @@ import (
 	"github.com/uriscan/uriscan/seen/disk"
 )
 
-// storeOptions are how dedup opens a persistent store: recover
-// (--rebuild) takes one that lost keys as it is (disk.Options.Recover,
+// storeOptions are how dedup opens its store: recover (--rebuild) takes a
+// persistent one that lost keys as it is (disk.Options.Recover,
 // RedisOptions.Recover); mustExist refuses to make a disk store anew
 // where a checkpoint says one was.
-type storeOptions struct{ recover, mustExist bool }
+type storeOptions struct {
+	recover, mustExist bool
+	// shards: the memory store is a seen.Sharded of that many shards
+	// (dedup's workers), decided on as many goroutines; 1: a seen.Memory.
+	shards int
+}
 
 // openDiskStore opens (or creates) the Pebble seen-set in dir.
 func openDiskStore(dir string, params seen.Params, so storeOptions) (seen.Set, error) {
