@@ -14,10 +14,15 @@ const (
 	// migrateStep is how many old slots each Add moves while the table
 	// grows. The old table must be empty before the new one reaches its
 	// load limit, which takes 3/4 of the old table's slots in new keys:
-	// any step of 2 or more is enough; 16 finishes early (after old/16
-	// Adds) and bounds the work of one Add to 16 slot reads and as many
-	// inserts.
-	migrateStep = 16
+	// any step of 2 or more is enough. 256 finishes early (after old/256
+	// Adds) and bounds the work of one Add to 256 slot reads and as many
+	// inserts, nearly in order (a key moves to its slot or the one a
+	// table's length after it): a few microseconds. While migrating, an
+	// Add looks a key up in both tables without reading ahead (see
+	// touch), so a short migration pays: 16 took 10% more of dedup's
+	// cycles on 1 M new keys (250 against 275 ms with one worker, 264
+	// against 302 with two).
+	migrateStep = 256
 )
 
 // slot is one key, read little-endian as two words; {0, 0} is empty.
