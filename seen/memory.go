@@ -78,6 +78,13 @@ func slotsFor(n int) uint64 {
 }
 
 func (m *Memory) setTable(t []slot) {
+	if len(t) <= ownAll && !raceDetector {
+		// Each page written before any is read (see own); a larger
+		// table is as it migrates (own), or as Adds fill it.
+		for i := 0; i < len(t); i += pageSlots {
+			t[i] = slot{}
+		}
+	}
 	m.tab = t
 	m.mask = uint64(len(t) - 1)
 	m.limit = int64(len(t) - len(t)/4)
@@ -177,6 +184,14 @@ func (m *Memory) nonZero() int64 {
 	}
 	return m.n
 }
+
+// ownAll is the largest table whose pages are all written when it is made
+// (at most 4,096 pages: a few milliseconds), pageSlots the slots of a
+// page of 4 KiB.
+const (
+	ownAll    = 1 << 20
+	pageSlots = 4096 / 16
+)
 
 // own writes slot s of the new table before it is read (an atomic add of
 // 0: its value stays), while the table grows: the first access to a page
