@@ -555,12 +555,14 @@ func (d *deduper) feed(k *sink) {
 	rec, text, said := int32(0), 0, int32(0) // the next record, its text's start, k.err written
 	for i := range r.lines {
 		ln := &r.lines[i]
-		if d.log.Replaying() {
-			d.e.errw.Write(k.err[said:ln.errFrom]) // (a note on the input)
-		} else {
-			d.e.errw.Write(k.err[said:ln.errTo])
+		if ln.errTo > said {
+			if d.log.Replaying() {
+				d.e.errw.Write(k.err[said:ln.errFrom]) // (a note on the input)
+			} else {
+				d.e.errw.Write(k.err[said:ln.errTo])
+			}
+			said = ln.errTo
 		}
-		said = ln.errTo
 		if ln.count != 0 {
 			d.log.Count(countNames[ln.count])
 		}
