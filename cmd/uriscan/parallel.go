@@ -243,9 +243,12 @@ type lineBase struct {
 type pipeline struct {
 	e       *env
 	workers int
-	// chunkSize and pieceSize, as the run began (a goroutine left in a
-	// read after a quit must not read the package's variables).
+	// chunkSize, pieceSize, mapInputs and afterMap, as the run began (a
+	// goroutine left in a read after a quit must not read the package's
+	// variables, which a test changes for its next run).
 	chunkSize, pieceSize int
+	mapInputs            int
+	afterMap             func(*os.File)
 	extract              bool // cut chunks for extract (no line limit)
 	maxLine              int
 	free                 chan *chunk // chunks not in flight
@@ -298,7 +301,7 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 	n := inflight(workers)
 	p := &pipeline{
 		e: e, workers: workers, extract: extract, maxLine: e.sc.ls.MaxLine(), newFn: newFn,
-		chunkSize: chunkSize, pieceSize: pieceSize,
+		chunkSize: chunkSize, pieceSize: pieceSize, mapInputs: mapInputs, afterMap: afterMap,
 		free:   make(chan *chunk, n),
 		work:   make(chan *chunk, n),
 		order:  make(chan *chunk, n),
@@ -959,9 +962,9 @@ func (p *pipeline) readInput(file string) bool {
 // with a CPU to spare are read.
 func (p *pipeline) mapInput(in *input) ([]byte, error) {
 	switch {
-	case in.file == nil || mapInputs == mapNever:
+	case in.file == nil || p.mapInputs == mapNever:
 		return nil, nil
-	case mapInputs == mapAuto && p.workers < runtime.GOMAXPROCS(0):
+	case p.mapInputs == mapAuto && p.workers < runtime.GOMAXPROCS(0):
 		// A CPU to spare: read(2) copies the file on it while the
 		// workers scan, which measured faster than faulting the pages
 		// in from the workers (validate: 86 ms against 103 on 140 MB).
@@ -978,8 +981,8 @@ func (p *pipeline) mapInput(in *input) ([]byte, error) {
 	}
 	p.mapped = m
 	mappedInputs.Add(1)
-	if afterMap != nil {
-		afterMap(in.file)
+	if p.afterMap != nil {
+		p.afterMap(in.file)
 	}
 	return m[from:], nil
 }
