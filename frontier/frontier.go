@@ -390,11 +390,22 @@ type batchDigest struct {
 
 var digestKey = highway.NewKey(&[32]byte{'u', 'r', 'i', 's', 'c', 'a', 'n', ' ', 'b', 'a', 't', 'c', 'h'})
 
-func (d *batchDigest) add(line []byte) {
-	sum := digestKey.Sum128(line)
-	d.lo ^= binary.LittleEndian.Uint64(sum[:8])
-	d.hi ^= binary.LittleEndian.Uint64(sum[8:])
+func (d *batchDigest) add(sum LineSum) {
+	d.lo ^= sum.lo
+	d.hi ^= sum.hi
 	d.n++
+}
+
+// LineSum is the digest of one input line's bytes that EndLine adds to
+// its batch's (see batchDigest). A caller that keys lines on several
+// goroutines computes it there (SumLine) and ends each line, in input
+// order, with EndLineSum.
+type LineSum struct{ lo, hi uint64 }
+
+// SumLine returns the digest of line, as EndLine takes it.
+func SumLine(line []byte) LineSum {
+	sum := digestKey.Sum128(line)
+	return LineSum{binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:])}
 }
 
 func (d *batchDigest) String() string { return fmt.Sprintf("%016x%016x-%d", d.hi, d.lo, d.n) }
@@ -725,11 +736,25 @@ func (l *Log) Count(name string) {
 // a resume its input is the one recorded), next the position after it. A
 // full batch is decided (Commit).
 func (l *Log) EndLine(raw []byte, next Position) error {
+	var sum LineSum
+	if l.Sums() {
+		sum = SumLine(raw)
+	}
+	return l.EndLineSum(sum, next)
+}
+
+// Sums reports whether the Log keeps a checkpoint, and so takes the digest
+// of each line (EndLineSum's sum); without one any LineSum will do.
+func (l *Log) Sums() bool { return l.o.Checkpoint != "" }
+
+// EndLineSum is EndLine with the line's digest computed by the caller
+// (SumLine, wherever Sums).
+func (l *Log) EndLineSum(sum LineSum, next Position) error {
 	if err := l.stopped(); err != nil {
 		return err
 	}
-	if l.o.Checkpoint != "" {
-		l.digest.add(raw)
+	if l.Sums() {
+		l.digest.add(sum)
 	}
 	l.pos = next
 	if l.replaying {
@@ -801,7 +826,13 @@ func (l *Log) InputError(msg string) {
 
 // Commit decides the pending batch: which records are new (the set's
 // answer and the batch's own repeats), writes them and syncs an Output,
-// records the checkpoint, then adds their keys to the set.
+// records the checkpoint, then adds their keys to the set. A set in the
+// process's memory (seen.Memory, seen.Sharded) is asked and added to in
+// one step (AddBatch), before the write: it is gone after the process
+// whatever the order, and refilled from the output on resume, so the
+// order protects nothing there, and one probe per key instead of two (and
+// no map of the batch's keys) halves the work of the goroutine that feeds
+// the Log.
 func (l *Log) Commit() error {
 	if err := l.stopped(); err != nil || l.replaying {
 		return err
@@ -811,32 +842,35 @@ func (l *Log) Commit() error {
 		if cap(l.has) < len(l.keys) {
 			l.has = make([]bool, len(l.keys), max(len(l.keys), l.batch))
 		}
-		l.has = l.has[:len(l.keys)]
-		if err := l.set.Contains(l.keys, l.has); err != nil {
+		isNew := l.has[:len(l.keys)]
+		inMemory := inMemory(l.set)
+		if err := l.decide(inMemory, isNew); err != nil {
 			return l.fail("store", err)
 		}
-		if l.inBatch == nil {
-			l.inBatch = make(map[seen.Key]struct{}, l.batch)
-		}
-		clear(l.inBatch)
-		start, written := 0, int64(0)
+		// The new records, each run of them in one write.
+		start, from, written := 0, 0, int64(0)
 		for i, end := range l.ends {
-			k := l.keys[i]
-			if _, dup := l.inBatch[k]; !l.has[i] && !dup {
-				l.inBatch[k] = struct{}{}
-				l.newKeys = append(l.newKeys, k)
-				if _, err := l.out.Write(l.text[start:end]); err != nil {
-					return l.fail("output", err)
+			if !isNew[i] {
+				if err := l.write(from, start); err != nil {
+					return err
 				}
+				from = end
+			} else {
 				written += int64(end - start)
+				l.pending.Unique++
+				if !inMemory {
+					l.newKeys = append(l.newKeys, l.keys[i])
+				}
 			}
 			start = end
+		}
+		if err := l.write(from, start); err != nil {
+			return err
 		}
 		if err := l.syncOutput(); err != nil {
 			return l.fail("output", err)
 		}
 		l.outLen += written
-		l.pending.Unique += int64(len(l.newKeys))
 	} else if l.pending.Lines == 0 {
 		return nil // nothing read since the last checkpoint
 	}
@@ -858,6 +892,50 @@ func (l *Log) Commit() error {
 	}
 	l.start = l.pos
 	l.keys, l.text, l.ends = l.keys[:0], l.text[:0], l.ends[:0]
+	return nil
+}
+
+// inMemory reports whether set lives in this process's memory alone.
+func inMemory(set seen.Set) bool {
+	switch set.(type) {
+	case *seen.Memory, *seen.Sharded:
+		return true
+	}
+	return false
+}
+
+// decide sets isNew[i] to whether the batch's record i is a first
+// occurrence: not in the set, nor earlier in the batch. A set in memory
+// adds the keys as it answers (see Commit); any other set is only asked
+// (Contains), its keys added once the checkpoint is recorded.
+func (l *Log) decide(inMemory bool, isNew []bool) error {
+	if inMemory {
+		return l.set.AddBatch(l.keys, isNew)
+	}
+	if err := l.set.Contains(l.keys, isNew); err != nil {
+		return err
+	}
+	if l.inBatch == nil {
+		l.inBatch = make(map[seen.Key]struct{}, l.batch)
+	}
+	clear(l.inBatch)
+	for i, k := range l.keys {
+		_, dup := l.inBatch[k]
+		if isNew[i] = !isNew[i] && !dup; isNew[i] {
+			l.inBatch[k] = struct{}{}
+		}
+	}
+	return nil
+}
+
+// write writes the batch's text from byte from to byte to.
+func (l *Log) write(from, to int) error {
+	if from == to {
+		return nil
+	}
+	if _, err := l.out.Write(l.text[from:to]); err != nil {
+		return l.fail("output", err)
+	}
 	return nil
 }
 

@@ -91,13 +91,14 @@ func TestMemoryGrowth(t *testing.T) {
 	growths, oldSlots, addsSinceGrowth := 0, 0, 0
 	for i := range uint64(n) {
 		k := testKey(i)
-		wasMigrating := m.old != nil
+		slots := len(m.tab)
 		if isNew, _ := m.Add(k); !isNew {
 			t.Fatalf("key %d not new", i)
 		}
-		if m.old != nil && !wasMigrating {
+		if len(m.tab) != slots {
+			// (A table of migrateStep slots or fewer has moved already.)
 			growths++
-			oldSlots, addsSinceGrowth = len(m.old), 0
+			oldSlots, addsSinceGrowth = slots, 0
 		}
 		if m.old != nil {
 			addsSinceGrowth++

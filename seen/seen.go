@@ -20,6 +20,8 @@
 //
 //   - Memory (NewMemory), here: an open-addressing hash table in one
 //     process. The fastest, and lost when the process ends.
+//   - Sharded (NewSharded), here: Memory shards that decide a large batch
+//     on several goroutines at once (uriscan dedup --workers).
 //   - package seen/disk: an embedded key-value store (CockroachDB's Pebble)
 //     on local disk, with batched writes, that survives restarts and
 //     crashes: a key once reported as new stays recorded.
@@ -76,14 +78,14 @@
 // (26.8 bytes per key at 10 million keys, in a table of 2^24 slots).
 //
 // When the table is full it is not rehashed all at once: Memory allocates
-// the doubled table and then, on each following Add, moves 16 old slots
+// the doubled table and then, on each following Add, moves 256 old slots
 // into it, looking a key up in both tables meanwhile (the old table is
 // only read, so its probe sequences stay intact). No single Add moves more
-// than 16 keys, so growing a table of millions of keys causes no long
+// than 256 keys, so growing a table of millions of keys causes no long
 // pause; the Add that doubles the table also pays for allocating it (a
 // make of up to hundreds of megabytes, which the Go runtime serves from
 // zeroed pages). The old table is released when its last slot has moved,
-// after 1/16 of its size in Adds, well before the new table fills up.
+// after 1/256 of its size in Adds, well before the new table fills up.
 // While both tables exist the set uses up to 64 bytes per key.
 //
 // AddBatch is the fast path for large sets: it reads the home slots of 32

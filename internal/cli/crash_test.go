@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -134,20 +135,21 @@ func lastLine(s string) string {
 	return l[len(l)-1]
 }
 
-// killLoop runs args as a child again and again, killing it with SIGKILL
-// at a random moment, until it has been killed kills times in all. A run
-// that ends before its kill completes a round: check gets the standard
-// output of each of the round's runs and the last one's standard error,
-// and reset starts the next round afresh. After the last kill one more
-// run goes to the end and completes the last round. It returns the number
-// of rounds.
+// killLoop runs args as a child again and again, with --workers 1, 2, 1,
+// 2... in turn (so that every resume has other workers than the run it
+// resumes), killing it with SIGKILL at a random moment, until it has been
+// killed kills times in all. A run that ends before its kill completes a
+// round: check gets the standard output of each of the round's runs and
+// the last one's standard error, and reset starts the next round afresh.
+// After the last kill one more run goes to the end and completes the last
+// round. It returns the number of rounds.
 func killLoop(t *testing.T, dir string, kills int, check func(outs []string, lastErr string), reset func(), args ...string) int {
 	t.Helper()
 	r := rand.New(rand.NewPCG(1, uint64(kills)))
 	var outs []string
 	rounds := 0
 	for killed, i := 0, 0; ; i++ {
-		cmd := child(t, dir, args...)
+		cmd := child(t, dir, append(slices.Clip(args), "--workers", strconv.Itoa(1+i%2))...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Start(); err != nil {
@@ -195,7 +197,9 @@ func writeKey(t *testing.T, dir string) string {
 // TestDedupKillOutput: with --output, after 50 kills at random moments
 // and a run to the end, the file holds every input line's first
 // occurrence exactly once, in input order: what one uninterrupted run
-// writes, with the same summary.
+// writes, with the same summary; runs with one worker and with two in
+// turn (killLoop), and a store on disk, in memory, and in Redis (a
+// server of the test's own that syncs every write).
 func TestDedupKillOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a process 50 times")
@@ -203,7 +207,7 @@ func TestDedupKillOutput(t *testing.T) {
 	for _, tc := range []struct {
 		store string
 		kills int
-	}{{"disk", 50}, {"memory", 20}, {"disk-extract", 20}, {"memory-safebrowsing", 10}} {
+	}{{"disk", 50}, {"memory", 20}, {"disk-extract", 20}, {"memory-safebrowsing", 10}, {"redis", 20}} {
 		t.Run(tc.store, func(t *testing.T) {
 			dir := t.TempDir()
 			input := killInput(t, dir, 60000)
@@ -222,9 +226,14 @@ func TestDedupKillOutput(t *testing.T) {
 			}
 			store := "memory"
 			args := append([]string{"dedup", "--output", "out.txt", "--batch", "128", input}, flags...)
-			if strings.HasPrefix(tc.store, "disk") {
+			var srv *redisServer
+			switch {
+			case strings.HasPrefix(tc.store, "disk"):
 				store = "disk:" + filepath.Join(dir, "seen")
 				args = append(args, "--store", store, "--key-file", writeKey(t, dir))
+			case tc.store == "redis":
+				srv = startRedis(t)
+				args = append(args, "--store", "redis://"+srv.addr(), "--key-file", writeKey(t, dir))
 			}
 			check := func(outs []string, errs string) {
 				for i, o := range outs {
@@ -250,6 +259,9 @@ func TestDedupKillOutput(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
+				if srv != nil {
+					srv.flush()
+				}
 			}
 			rounds := killLoop(t, dir, tc.kills, check, reset, args...)
 			t.Logf("%d kills in %d rounds, %d lines in the output, exactly once", tc.kills, rounds, len(lines(want)))
@@ -260,7 +272,7 @@ func TestDedupKillOutput(t *testing.T) {
 // TestDedupKillPipe: to a pipe, with a disk store and --resume, after 50
 // kills every first occurrence has been written at least once, each run's
 // lines are in input order, and a line is repeated only within one batch
-// of a kill.
+// of a kill; runs with one worker and with two in turn (killLoop).
 func TestDedupKillPipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a process 50 times")
@@ -401,8 +413,22 @@ func (s *redisServer) kill() {
 
 func (s *redisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 
+// flush empties the server (FLUSHALL).
+func (s *redisServer) flush() {
+	s.t.Helper()
+	c, err := net.Dial("tcp", s.addr())
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "FLUSHALL\r\n")
+	if line, _ := bufio.NewReader(c).ReadString('\n'); !strings.HasPrefix(line, "+OK") {
+		s.t.Fatalf("FLUSHALL: %q", line)
+	}
+}
+
 // TestDedupRedisRestart: a Redis server killed and restarted in the middle
-// of a run costs retries, not URIs: the output is what an uninterrupted
+// of a run (with two workers) costs retries, not URIs: the output is what an uninterrupted
 // run writes. Killed for good, the run stops with a clear error and the
 // count of lines not decided, and a rerun once it is back completes the
 // output exactly once.
@@ -417,7 +443,7 @@ func TestDedupRedisRestart(t *testing.T) {
 	key := writeKey(t, dir)
 	args := func(out string) []string {
 		return []string{"dedup", "--store", "redis://" + srv.addr() + "/3", "--store-prefix", "restart:" + out + ":",
-			"--key-file", key, "--output", out, "--batch", "128", input}
+			"--key-file", key, "--output", out, "--batch", "128", "--workers", "2", input}
 	}
 	run := func(cmd *exec.Cmd) (string, error) {
 		var errb bytes.Buffer

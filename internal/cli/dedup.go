@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/frontier"
@@ -40,7 +41,8 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	summary := fs.String("summary", "", "also write the summary to `FILE`, as one JSON object")
 	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
 	schemes := fs.String("schemes", "http,https", "with --extract, the `schemes` that count, comma-separated")
-	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end and before each read that may block. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
+	workers := addWorkersFlag(fs, "; 1: one goroutine reads, keys and decides each line in turn; more: the workers parse, normalize and hash, and one goroutine decides the records in input order")
+	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end, before each read that may block (with more workers than one: when the one that decides waits for input), and when it holds 1 MiB of text. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
 	fs.Bool("verify-input", true, "read each gzip or zstd input to its end first (every member's CRC-32 and length, every frame's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see the README). --verify-input=false takes the lines before the damage, then reports the error") // read by dispatch into e.verifyInput
 	return func(e *env, files []string) int {
 		lv, cfg, msg := nf.config(fs, "dedup")
@@ -95,11 +97,10 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 				return exitUsage
 			}
 		}
-		d := &deduper{e: e, h: h, redacts: e.rep.redacts()}
+		d := &deduper{e: e, h: h}
 		d.summaryFile = *summary
-		d.repair = *repair
-		d.raw = lv.Raw()
-		if d.raw && (*repair || *extract) {
+		d.kt = keyer{redacts: e.rep.redacts(), repair: *repair, raw: lv.Raw()}
+		if d.kt.raw && (*repair || *extract) {
 			return e.usageError("dedup: --level "+lv.String()+" reads every line as its owner does: --repair and --extract do not apply", e.cmd)
 		}
 		if *repair && *extract {
@@ -116,16 +117,17 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		e.textLines = *extract
 		if *extract {
-			d.x = &uriscan.Extractor{}
+			x := &uriscan.Extractor{}
 			for _, s := range strings.Split(*schemes, ",") {
 				if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
-					d.x.Schemes = append(d.x.Schemes, s)
+					x.Schemes = append(x.Schemes, s)
 				}
 			}
-			if len(d.x.Schemes) == 0 {
+			d.kt.x = x
+			if len(x.Schemes) == 0 {
 				return e.usageError("dedup: --schemes names no scheme", e.cmd)
 			}
-			run["extract"] = strings.Join(d.x.Schemes, ",")
+			run["extract"] = strings.Join(x.Schemes, ",")
 		} else if isFlagSet(fs, "schemes") {
 			return e.usageError("dedup: --schemes goes with --extract", e.cmd)
 		}
@@ -141,7 +143,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 				resuming, stamp = true, frontier.LastStamp(ckptName)
 			}
 		}
-		set, err := openStore(*store, *prefix, params, StoreOptions{Recover: *rebuild, MustExist: stamp != nil && !*rebuild})
+		set, err := openStore(*store, *prefix, params, StoreOptions{Recover: *rebuild, MustExist: stamp != nil && !*rebuild, Shards: *workers})
 		if err != nil {
 			// The store's errors name it (password redacted).
 			e.ioError("dedup: " + storeMessage(err, shown) + storeAdvice(err, *output, resuming))
@@ -190,10 +192,34 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			d.inputFailed = true
 		}
 		// Before a read that may block, settle the batch so output keeps up
-		// with a slow input ("tail -f log | uriscan dedup").
+		// with a slow input ("tail -f log | uriscan dedup"). With one
+		// worker that is before each read of the input; with more, before
+		// the writer waits for the reader (see pipeline.next), which on
+		// files is rarely. So batches end at --batch records, at each
+		// input's end, before such a wait, and when they hold
+		// dedupTextMax bytes of text (see feed). With workers, where they
+		// end depends on timing; the output does not: a record is written
+		// if no record before it has its key, in this batch or in the set,
+		// wherever batches end. The checkpoints do depend on it, and a
+		// resume replays what its checkpoint records, whatever the
+		// workers of either run.
 		e.sc.beforeRead = func() { d.commit(); e.flush() }
 		e.endFile = d.endFile
-		code = e.eachRecord(files, d.record)
+		e.feed = d.feed
+		d.memory = !persistent
+		e.memHeld = func() int64 {
+			if persistent {
+				return -1 // (Pebble's caches; a client's buffers)
+			}
+			return memBytesPerKey * d.set.Len()
+		}
+		d.kt.sums = d.log.Sums()
+		newFn := func() lineFn { return d.newKeyer().line }
+		if *workers == 1 {
+			code = e.streamLines(files, newFn)
+		} else {
+			code = e.eachLine(files, *workers, newFn)
+		}
 		d.finish()
 		e.flush()
 		if d.log.Err() != nil || d.closeErr != nil || e.ioFail {
@@ -216,14 +242,41 @@ type dedupSummary struct {
 	Resumed    bool   `json:"resumed"`
 }
 
-// deduper keys a dedup run's lines for its frontier.Log.
+// deduper feeds a dedup run's frontier.Log with the records its keyers
+// make of the lines (see feed).
 type deduper struct {
-	e       *env
-	set     seen.Set
-	log     *frontier.Log
+	e   *env
+	set seen.Set
+	log *frontier.Log
+	h   *normalize.Hasher
+	// kt is the keyer each goroutine that keys lines copies (newKeyer).
+	kt keyer
+	// summaryFile is --summary.
+	summaryFile string
+	ckptName    string
+	output      string   // --output
+	inputs      []string // the inputs ("-": standard input)
+	// inputFailed: an input error was reported since the last endFile.
+	inputFailed bool
+	// text counts the bytes of the records given to the Log since it
+	// last decided a batch (see dedupTextMax).
+	text int
+	// memory: the store is in memory; limitAt is its size past which the
+	// memory limit is raised (see env.limitMemory).
+	memory   bool
+	limitAt  int64
+	closeErr error // closing the store
+	finished bool
+}
+
+// keyer keys a dedup run's lines: what each holds (its records: keys,
+// and the texts written for the first occurrences), what the Tally
+// counts it as, its report on standard error and its digest (see
+// dedupRecs). One per goroutine: it holds its hasher and scratch.
+type keyer struct {
 	h       *normalize.Hasher
 	redacts bool
-	text    []byte // a record's text, scratch
+	sums    bool // the Log takes each line's digest (frontier.Log.Sums)
 	// x, with --extract, finds the URIs in a line (ms: its matches).
 	x  *uriscan.Extractor
 	ms []uriscan.Match
@@ -232,18 +285,60 @@ type deduper struct {
 	fixed    []byte
 	fixedURI uriscan.URI
 	fixedRep normalize.Repairs
-	raw      bool   // the level is Raw: lines go to rawKey
-	rawErr   string // why rawKey refused the last line
-	// summaryFile is --summary.
-	summaryFile string
-	ckptName    string
-	output      string   // --output
-	inputs      []string // the inputs ("-": standard input)
-	// inputFailed: an input error was reported since the last endFile.
-	inputFailed bool
-	closeErr    error // closing the store
-	finished    bool
+	raw      bool // the level is Raw: lines go to SumRaw
 }
+
+// dedupRecs is what keyers made of lines, in a sink, for the Log: the
+// records (record i's text is the sink's out[ends[i-1]:ends[i]]) and the
+// lines.
+type dedupRecs struct {
+	keys  []seen.Key
+	ends  []int
+	lines []dedupLine
+}
+
+func (r *dedupRecs) reset() { r.keys, r.ends, r.lines = r.keys[:0], r.ends[:0], r.lines[:0] }
+
+// trim drops the buffers of r that grew past max bytes (a long line's
+// records), as the pipeline drops an output buffer (see keepBig).
+func (r *dedupRecs) trim(max int) {
+	if cap(r.keys)*int(unsafe.Sizeof(seen.Key{})) > max {
+		r.keys = nil
+	}
+	if cap(r.ends)*int(unsafe.Sizeof(0)) > max {
+		r.ends = nil
+	}
+	if cap(r.lines)*int(unsafe.Sizeof(dedupLine{})) > max {
+		r.lines = nil
+	}
+}
+
+// size is how many bytes r holds.
+func (r *dedupRecs) size() int {
+	return len(r.keys)*int(unsafe.Sizeof(seen.Key{})) + len(r.ends)*int(unsafe.Sizeof(0)) + len(r.lines)*int(unsafe.Sizeof(dedupLine{}))
+}
+
+// dedupLine is one input line, keyed: its records end at keys[recs], its
+// report is the sink's err[errFrom:errTo] (written unless the Log replays
+// the line), count is what the Tally counts it as (countNames), next
+// where it ends (offset and line number: the Log's Position, its input
+// the writer's), sum its digest where the Log takes it.
+type dedupLine struct {
+	off                  int64
+	line                 int
+	sum                  frontier.LineSum
+	recs, errFrom, errTo int32 // (a sink holds at most a line's output past pieceSize)
+	count                uint8
+}
+
+// The counts of lines in the Tally's Other: countNames[dedupLine.count].
+const (
+	countBlank = 1 + iota
+	countInvalid
+	countRepaired
+)
+
+var countNames = [...]string{countBlank: "blank", countInvalid: "invalid", countRepaired: "repaired"}
 
 // lostAdvice says what to do about a store that lost keys; resuming: a
 // checkpoint records a run (with --output: of output's lines) against it.
@@ -354,101 +449,170 @@ func (d *deduper) keyOf(line []byte) (seen.Key, error) {
 	return seen.Key(sum), err
 }
 
-// key is the seen-set key of u: the digest of its normal form as the
+// newKeyer returns a keyer for one goroutine: kt's settings, its own
+// hasher and scratch.
+func (d *deduper) newKeyer() *keyer {
+	kr := d.kt
+	kr.h = d.h.Clone()
+	if kr.x != nil {
+		x := *kr.x
+		kr.x = &x
+	}
+	return &kr
+}
+
+// line keys one input line into k (see dedupRecs). Its records are the
+// line's URI (valid, or repaired with --repair), the URIs in it with
+// --extract, or with a Raw level the line as its owner reads it; none for
+// a blank or invalid line. A key is the digest of the normal form as the
 // output shows it, the password redacted unless --show-passwords (the
 // hasher's rule: two URIs that differ only in their password, written the
 // same, are one; and the key of a line read back from --output after a
-// crash is the key it was written with).
-func (d *deduper) key(u *uriscan.URI) seen.Key { return seen.Key(d.h.Sum(u)) }
-
-// rawKey is key at a Raw level (safebrowsing, w3lib), for any line: the
-// digest of its owner's canonical form as shown; false, with the reason
-// in d.rawErr, when the owner refuses the line.
-func (d *deduper) rawKey(text []byte) (seen.Key, bool) {
-	sum, err := d.h.SumRaw(text)
-	if err != nil {
-		d.rawErr = strings.TrimPrefix(err.Error(), "normalize: ")
-		return seen.Key{}, false
-	}
-	return seen.Key(sum), true
-}
-
-// record takes one input line: its records (keys and texts) go to the
-// Log, which decides, writes and commits them a batch at a time. While
-// the Log replays the last batch of the run before, nothing is reported.
-func (d *deduper) record(name string, s *recordScanner) {
-	next := frontier.Position{Input: d.e.fileIdx, Offset: s.ls.NextOffset(), Line: s.Line()}
-	replay := d.log.Replaying()
+// crash is the key it was written with). s's parse error is left as the
+// exit status counts the line: cleared for a line of text with
+// --extract, and set by a Raw level.
+func (kr *keyer) line(k *sink, name string, s *recordScanner) {
+	r := &k.recs
+	from, count := len(k.err), uint8(0)
 	_, long := s.ls.TooLong()
+	if kr.x != nil && !long {
+		s.perr = nil // text, not a URI: only a line over the limit is invalid
+	}
 	switch {
 	case s.Len() == 0:
-		d.log.Count("blank")
-	case d.x != nil && !long:
+		count = countBlank
+	case kr.x != nil && !long:
 		// The URIs in the line, each a record (valid: Extract parses them).
-		d.ms = d.x.Append(d.ms[:0], s.Bytes())
-		for _, m := range d.ms {
+		kr.ms = kr.x.Append(kr.ms[:0], s.Bytes())
+		for _, m := range kr.ms {
 			u, _ := uriscan.Parse(s.Bytes()[m.Start:m.End])
-			d.text = appendURI(d.text[:0], &u, d.redacts)
-			d.log.Add(d.key(&u), d.text)
+			kr.add(k, &u)
 		}
-	case d.raw && !long:
+	case kr.raw && !long:
 		// A Raw level reads any line as its owner does.
-		k, ok := d.rawKey(s.Bytes())
-		if !ok {
-			s.perr = rawInvalid
-			d.log.Count("invalid")
-			if !replay {
-				d.e.errw.Write(d.e.rep.appendLineReport(nil, name, int64(s.Line()), 0, []byte(d.rawErr), s.Bytes(), s.Len()))
-			}
+		sum, err := kr.h.SumRaw(s.Bytes())
+		if err != nil {
+			s.perr, count = rawInvalid, countInvalid
+			k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(strings.TrimPrefix(err.Error(), "normalize: ")), s.Bytes(), s.Len())
 			break
 		}
 		s.perr = nil
-		d.log.Add(k, shownBytes(s.Bytes(), d.redacts))
-	case s.ParseError() != nil && d.repairLine(s):
+		k.out = append(k.out, shownBytes(s.Bytes(), kr.redacts)...)
+		r.keys, r.ends = append(r.keys, seen.Key(sum)), append(r.ends, len(k.out))
+	case s.ParseError() != nil && kr.repairLine(s):
 		// Taken in its repaired form (and still invalid for the exit
 		// status, as normalize --repair).
-		if !replay && !d.e.rep.quiet {
-			d.e.errw.Write(appendRepair(nil, name, s.Line(), d.fixedRep, d.e.rep.jsonl))
+		if !k.rep.quiet {
+			k.err = appendRepair(k.err, name, s.Line(), kr.fixedRep, k.rep.jsonl)
 		}
-		d.log.Count("repaired")
-		d.text = appendURI(d.text[:0], &d.fixedURI, d.redacts)
-		d.log.Add(d.key(&d.fixedURI), d.text)
+		count = countRepaired
+		kr.add(k, &kr.fixedURI)
 	case s.ParseError() != nil: // (with --extract, only a line over the limit)
-		d.log.Count("invalid")
-		if !replay {
-			d.e.reportLine(name, s)
-		}
+		count = countInvalid
+		k.reportLine(name, s)
 	default:
-		d.text = appendURI(d.text[:0], s.URI(), d.redacts)
-		d.log.Add(d.key(s.URI()), d.text)
+		kr.add(k, s.URI())
 	}
-	if err := d.log.EndLine(s.Bytes(), next); err != nil {
-		d.e.halt = true
+	ln := dedupLine{recs: int32(len(r.keys)), errFrom: int32(from), errTo: int32(len(k.err)), count: count, off: s.ls.NextOffset(), line: s.Line()}
+	if kr.sums {
+		ln.sum = frontier.SumLine(s.Bytes())
 	}
+	r.lines = append(r.lines, ln)
 }
 
-// repairLine, with --repair, repairs s's invalid line into d.fixed and
-// parses it into d.fixedURI; false when it is not repaired (a line over
+// add adds the record of u to k: its key and its text.
+func (kr *keyer) add(k *sink, u *uriscan.URI) {
+	k.out = appendURI(k.out, u, kr.redacts)
+	k.recs.keys = append(k.recs.keys, seen.Key(kr.h.Sum(u)))
+	k.recs.ends = append(k.recs.ends, len(k.out))
+}
+
+// repairLine, with --repair, repairs s's invalid line into kr.fixed and
+// parses it into kr.fixedURI; false when it is not repaired (a line over
 // the limit, or one Repair cannot mend).
-func (d *deduper) repairLine(s *recordScanner) bool {
-	if !d.repair {
+func (kr *keyer) repairLine(s *recordScanner) bool {
+	if !kr.repair {
 		return false
 	}
-	if _, long := s.ls.TooLong(); long || d.x != nil {
+	if _, long := s.ls.TooLong(); long || kr.x != nil {
 		return false
 	}
 	var rep normalize.Repairs
-	d.fixed, rep = normalize.Repair(d.fixed[:0], s.Bytes())
-	u, err := uriscan.Parse(d.fixed)
+	kr.fixed, rep = normalize.Repair(kr.fixed[:0], s.Bytes())
+	u, err := uriscan.Parse(kr.fixed)
 	if err != nil {
 		return false
 	}
-	d.fixedURI, d.fixedRep = u, rep
+	kr.fixedURI, kr.fixedRep = u, rep
 	return true
 }
 
-// commit decides the pending batch (before a read that may block).
+// feed gives the Log the records keyers made of lines (k.recs), in input
+// order (the lines of input e.fileIdx), and writes their reports, but for
+// the lines the Log replays (the last batch of the run before, reported
+// then). The Log decides, writes and commits them a batch at a time. k
+// is left with what follows the last line on standard error (an input
+// error), for drain. A Log error stops the run (e.halt) at the line: what
+// follows is neither taken nor said, as the streaming loop stops.
+func (d *deduper) feed(k *sink) {
+	r := &k.recs
+	rec, text, said := int32(0), 0, int32(0) // the next record, its text's start, k.err written
+	for i := range r.lines {
+		ln := &r.lines[i]
+		if ln.errTo > said {
+			if d.log.Replaying() {
+				d.e.errw.Write(k.err[said:ln.errFrom]) // (a note on the input)
+			} else {
+				d.e.errw.Write(k.err[said:ln.errTo])
+			}
+			said = ln.errTo
+		}
+		if ln.count != 0 {
+			d.log.Count(countNames[ln.count])
+		}
+		for ; rec < ln.recs; rec++ {
+			d.log.Add(r.keys[rec], k.out[text:r.ends[rec]])
+			d.text += r.ends[rec] - text
+			text = r.ends[rec]
+		}
+		if d.log.EndLineSum(ln.sum, frontier.Position{Input: d.e.fileIdx, Offset: ln.off, Line: ln.line}) != nil {
+			d.e.halt = true
+			said = int32(len(k.err))
+			k.ioFail, k.inputErr = false, false
+			break
+		}
+		if d.log.Pending() == 0 {
+			d.text = 0 // decided (a full batch)
+		}
+	}
+	k.err = k.err[:copy(k.err, k.err[said:])]
+	k.ioAt = max(0, k.ioAt-int(said))
+	k.out = k.out[:0]
+	r.reset()
+	if d.text > dedupTextMax {
+		d.commit()
+	}
+	if d.memory && d.e.memBase > 0 && d.set.Len() > d.limitAt {
+		// The set in memory grew: so does the memory limit.
+		d.limitAt = d.set.Len() + d.set.Len()/8
+		d.e.limitMemory()
+	}
+}
+
+// memBytesPerKey bounds the memory a seen-set in memory takes a key, its
+// growth included (seen.Memory: 21 to 43 bytes a key, and the old table
+// beside the new one while it grows).
+const memBytesPerKey = 64
+
+// dedupTextMax is how many bytes of text (new or not) a batch holds at
+// most: memory stays bounded whatever the lines' length (one worker
+// decides its batch before each read anyway, which bounds it likewise).
+const dedupTextMax = 1 << 20
+
+// commit decides the pending batch (before a read that may block, or
+// when it holds dedupTextMax).
 func (d *deduper) commit() {
+	d.text = 0
 	if d.log.Commit() != nil {
 		d.e.halt = true
 	}
@@ -456,6 +620,7 @@ func (d *deduper) commit() {
 
 // endFile ends each input: a batch never spans two.
 func (d *deduper) endFile() {
+	d.text = 0 // (EndInput decides the batch)
 	failed := d.inputFailed
 	d.inputFailed = false
 	var err error
@@ -503,7 +668,7 @@ func (d *deduper) finish() {
 		b = append(b, ", repaired "...)
 		b = strconv.AppendInt(b, repaired, 10)
 	}
-	if d.x != nil {
+	if d.kt.x != nil {
 		b = append(b, ", uris "...)
 		b = strconv.AppendInt(b, c.Records, 10)
 	}
@@ -518,7 +683,7 @@ func (d *deduper) finish() {
 	}
 	b = append(b, '\n')
 	sum := dedupSummary{Command: "dedup", Lines: c.Lines, Blank: blank, Invalid: invalid, Repaired: repaired, Unique: c.Unique, Duplicates: c.Duplicates(), Resumed: d.log.Resumed()}
-	if d.x != nil {
+	if d.kt.x != nil {
 		sum.URIs = &c.Records
 	}
 	e.finalLine = e.writeSummary(d.summaryFile, sum, string(b))
@@ -553,6 +718,8 @@ func (d *deduper) inputName(i int) string {
 // checking params in a persistent one.
 func openStore(spec, prefix string, params seen.Params, so StoreOptions) (seen.Set, error) {
 	switch {
+	case spec == "memory" && so.Shards > 1:
+		return seen.NewSharded(so.Shards, 1<<16), nil
 	case spec == "memory":
 		return seen.NewMemory(1 << 16), nil
 	case strings.HasPrefix(spec, "disk:"):

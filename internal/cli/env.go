@@ -44,8 +44,11 @@ type env struct {
 	tty  *os.File
 	prog *progress
 	// process: this is the uriscan process (main only), whose memory
-	// limit parallel may set (see pipeline.memoryLimit).
+	// limit parallel may set (memBase: see pipeline.memoryLimit), raised
+	// by memHeld (see limitMemory).
 	process bool
+	memBase int64
+	memHeld func() int64
 	// counts are what the pipeline's writer has written (extract's
 	// summary).
 	counts  struct{ bytes, uris, rejected int64 }
@@ -64,6 +67,9 @@ type env struct {
 	endFile func()
 	// onInputError, if set, is told of each input that could not be read.
 	onInputError func(msg string)
+	// feed, if set, takes the records of the lines a sink holds (dedup's
+	// Log) before drain writes the rest (see drainChunk).
+	feed func(k *sink)
 
 	// Signals (main only): sig is the signal that asked the run to stop;
 	// the input loop holds mu except while it waits in a read, so that a

@@ -14,7 +14,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	schemes := fs.String("schemes", "http,https", "the `schemes` that count, comma-separated (case-insensitive)")
 	anyScheme := fs.Bool("any-scheme", false, "take every syntactically valid scheme of at least --min-scheme bytes")
 	minScheme := fs.Int("min-scheme", 3, "the shortest scheme --any-scheme takes, in `bytes` (so that \"a:b\" in prose is not a URI)")
-	workers := addWorkersFlag(fs)
+	workers := addWorkersFlag(fs, "")
 	rejects := fs.Bool("rejects", false, "also report the candidates that are no URI (jsonl: \"valid\":false; text and tsv: on standard error)")
 	logFormat := fs.String("log", "", "read each line as a log line: `combined` (Common or Combined Log Format, Apache and nginx: the request target, the referer and the URIs in the user agent), jsonl (the URIs in the --field strings of JSON Lines) or columns (the URIs in the --columns of lines split at --delimiter, as cut does)")
 	columns := fs.String("columns", "", "with --log columns, the `list` of columns to search, numbered from 1 as cut -f takes it (\"3\", \"2,7\", \"4-6\", \"5-\"); each match's field is \"$N\"")

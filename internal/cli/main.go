@@ -131,7 +131,7 @@ position and reason go to standard error.`,
 	},
 	{
 		name:     "dedup",
-		synopsis: "[--store memory|disk:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--extract] [--batch N] [FILE...]",
+		synopsis: "[--store memory|disk:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--extract] [--batch N] [--workers N] [FILE...]",
 		summary:  "write the first line of each equivalence class, in input order",
 		doc: `Writes each line whose normal form (--level, as for normalize) has not
 been seen before, in input order, and a summary on standard error: lines,
@@ -159,7 +159,10 @@ meet the same new one at the same moment may both write it. With --extract the
 records are the URIs found in each line (as extract finds them), not the
 lines. A store or
 output error stops the run with the position decided up to. SIGINT and SIGTERM finish the batch, print the summary and exit
-130 / 143.`,
+130 / 143. With --workers N (default: the number of CPUs) N goroutines
+parse, normalize and hash the lines while one decides them in input order
+(a memory store in N shards); the output, the reports and the summary are
+the same whatever N.`,
 		example: `uriscan dedup --store disk:/var/lib/crawl/seen --key-file key.hex --output new.txt frontier.txt`,
 		setup:   setupDedup,
 	},

@@ -19,7 +19,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 	surtComma := fs.Bool("surt-trailing-comma", false, "with --format surt: a \",\" before the \")\" that ends the host (surt's trailing_comma)")
 	surtWWW := fs.Bool("surt-keep-www", false, "with --format surt: keep a leading \"www.\" label (surt's host_massage=False)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
-	workers := addWorkersFlag(fs)
+	workers := addWorkersFlag(fs, "")
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
 	return func(e *env, files []string) int {
 		lv, cfg, msg := nf.config(fs, "normalize")

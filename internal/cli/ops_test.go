@@ -276,15 +276,8 @@ func boundedLongLines(t *testing.T, dir string) {
 		{"dedup", "--level", "w3lib"}, {"dedup", "--extract"},
 	}
 	for _, c := range cmds {
-		workers := []string{"1", "2"}
-		if c[0] == "dedup" {
-			workers = []string{""} // one, always
-		}
-		for _, w := range workers {
-			args := c
-			if w != "" {
-				args = append(slices.Clip(c), "--workers", w)
-			}
+		for _, w := range []string{"1", "2"} {
+			args := append(slices.Clip(c), "--workers", w)
 			code, rss, out, errs := peakRun(t, dir, append(args, file)...)
 			name := strings.ReplaceAll(strings.Join(args, " "), key, "KEY")
 			if code > 1 || rss > maxPeakRSS || (c[0] != "validate" && !bytes.Contains(out.tail, []byte("after"))) {

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -17,9 +19,10 @@ import (
 )
 
 // --workers: the line-oriented commands (validate, split, normalize,
-// resolve) and extract split their input into chunks of whole lines that
-// workers handle in parallel; the main goroutine writes the chunks' output
-// in input order, so the output is the same, byte for byte, whatever the
+// resolve, dedup) and extract split their input into chunks of whole lines
+// that workers handle in parallel; the main goroutine writes the chunks'
+// output in input order (dedup: gives their records to its Log, see
+// env.feed), so the output is the same, byte for byte, whatever the
 // number of workers. A plain regular file is mapped and its chunks are
 // slices of the mapping (no read(2) copying the page cache); standard
 // input, pipes and compressed input are read into chunk buffers. The tests
@@ -64,6 +67,7 @@ type sink struct {
 	ioFail   bool // an input could not be read or a line not handled
 	ioAt     int  // where in err the (last) message of ioFail starts
 	inputErr bool // err holds an input error (told to onInputError)
+	halt     bool // the run stops after this (dedup could not resume)
 	// rep is how invalid lines are reported; nInvalid counts them, marks
 	// (with --max-errors) where out and err stood after each.
 	rep      *reports
@@ -71,6 +75,20 @@ type sink struct {
 	marks    []mark
 	// uris and rejected count extract's matches.
 	uris, rejected int64
+	// recs are dedup's records of the lines (their texts are in out).
+	recs dedupRecs
+}
+
+// size is how many bytes k holds: its output, its reports, dedup's
+// records.
+func (k *sink) size() int { return len(k.out) + len(k.err) + k.recs.size() }
+
+// reset empties k for the next lines, keeping its buffers.
+func (k *sink) reset(rep *reports) {
+	k.out, k.err = k.out[:0], k.err[:0]
+	k.invalid, k.ioFail, k.inputErr, k.halt = false, false, false, false
+	k.rep, k.nInvalid, k.marks = rep, 0, k.marks[:0]
+	k.recs.reset()
 }
 
 // reportLine appends "NAME:LINE: offset N: REASON" for s's current,
@@ -95,21 +113,16 @@ type (
 	lineFactory func() lineFn
 )
 
-// addWorkersFlag defines --workers on fs.
-func addWorkersFlag(fs *flag.FlagSet) *int {
-	return fs.Int("workers", runtime.GOMAXPROCS(0), "how many `goroutines` handle the input (0: the number of CPUs); the output is the same, in input order, whatever the number")
+// addWorkersFlag defines --workers on fs; more is added to its help.
+func addWorkersFlag(fs *flag.FlagSet, more string) *int {
+	return fs.Int("workers", runtime.GOMAXPROCS(0), "how many `goroutines` handle the input (0: the number of CPUs); the output is the same, in input order, whatever the number"+more)
 }
 
 // eachLine runs the line command that newFn makes over files with the
 // given number of workers, and returns the exit status.
 func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 	if streamOnly {
-		fn := newFn()
-		k := sink{rep: &e.rep}
-		return e.eachRecord(files, func(name string, s *recordScanner) {
-			fn(&k, name, s)
-			e.drain(&k)
-		})
+		return e.streamLines(files, newFn)
 	}
 	maxLine, grammar := e.sc.ls.MaxLine(), e.sc.grammar
 	return e.parallel(files, max(workers, 1), false, func(p *pipeline) func(c *chunk) {
@@ -131,6 +144,17 @@ func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 			s.ls.ResetBytes(nil)
 		}
 	}, newFn)
+}
+
+// streamLines is eachLine on one goroutine: the streaming loop
+// (eachRecord), each line's output written as it is made.
+func (e *env) streamLines(files []string, newFn lineFactory) int {
+	fn := newFn()
+	k := sink{rep: &e.rep}
+	return e.eachRecord(files, func(name string, s *recordScanner) {
+		fn(&k, name, s)
+		e.drainChunk(&k)
+	})
 }
 
 // drain writes what k holds to standard output and error, and empties it.
@@ -166,6 +190,10 @@ func (e *env) drain(k *sink) {
 		e.ioFail = true
 		k.ioFail = false
 	}
+	if k.halt {
+		e.halt = true
+		k.halt = false
+	}
 	e.counts.uris += k.uris
 	e.counts.rejected += k.rejected
 	k.nInvalid, k.marks, k.uris, k.rejected = 0, k.marks[:0], 0, 0
@@ -179,6 +207,8 @@ type chunk struct {
 	data   []byte // the input handled: a prefix of buf, or of a mapping
 	mapped []byte // the mapping data is a slice of, if it is (see guard)
 	name   string // the input's name, for messages
+	input  int    // the input's index in the command's list
+	end    bool   // the input ends here: the chunk holds nothing (see endFile)
 	off    int64  // input offset of data[0]
 	before byte   // the input's byte before data[0], 0 if none
 	// Line numbers: the worker counts the chunk's lines (lb.lines), then
@@ -213,9 +243,12 @@ type lineBase struct {
 type pipeline struct {
 	e       *env
 	workers int
-	// chunkSize and pieceSize, as the run began (a goroutine left in a
-	// read after a quit must not read the package's variables).
+	// chunkSize, pieceSize, mapInputs and afterMap, as the run began (a
+	// goroutine left in a read after a quit must not read the package's
+	// variables, which a test changes for its next run).
 	chunkSize, pieceSize int
+	mapInputs            int
+	afterMap             func(*os.File)
 	extract              bool // cut chunks for extract (no line limit)
 	maxLine              int
 	free                 chan *chunk // chunks not in flight
@@ -249,12 +282,13 @@ type pipeline struct {
 	bigs   chan struct{}
 	bigOut chan []byte
 	bigIn  []byte
-	// The reader's position in the input it cuts: the offset of the next
-	// chunk, and its line number: after last's lines, or line if last is
-	// nil.
-	off  int64
-	last *lineBase
-	line int
+	// The reader's position in the input it cuts: the input's index, the
+	// offset of the next chunk, and its line number: after last's lines,
+	// or line if last is nil.
+	input int
+	off   int64
+	last  *lineBase
+	line  int
 }
 
 // parallel runs newWorker's chunk handlers on workers goroutines over
@@ -267,7 +301,7 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 	n := inflight(workers)
 	p := &pipeline{
 		e: e, workers: workers, extract: extract, maxLine: e.sc.ls.MaxLine(), newFn: newFn,
-		chunkSize: chunkSize, pieceSize: pieceSize,
+		chunkSize: chunkSize, pieceSize: pieceSize, mapInputs: mapInputs, afterMap: afterMap,
 		free:   make(chan *chunk, n),
 		work:   make(chan *chunk, n),
 		order:  make(chan *chunk, n),
@@ -279,10 +313,11 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 		p.free <- &chunk{pieces: make(chan sink, 1), back: make(chan sink, 2)}
 	}
 	if e.process && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(p.memoryLimit())
+		e.memBase = p.memoryLimit()
+		e.limitMemory()
 	}
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -293,6 +328,9 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 				case c, ok := <-p.work:
 					if !ok {
 						return
+					}
+					if chunkHook != nil {
+						chunkHook(w)
 					}
 					p.guard(c, handle)
 					close(c.done)
@@ -313,6 +351,9 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 	for !quit {
 		c, ok := p.next()
 		if !ok {
+			if p.e.halt { // (dedup: a commit before the wait failed)
+				p.stop(&quit)
+			}
 			break
 		}
 		p.write(c, &quit)
@@ -484,6 +525,24 @@ func (p *pipeline) memoryLimit() int64 {
 	return limit + int64(max(0, inflight(p.workers)-inflight(2))*(2*p.keepMax()+2*p.chunkSize))
 }
 
+// limitMemory sets the soft memory limit (if the pipeline runs with one:
+// e.memBase) to the pipeline's and what the command holds besides
+// (e.memHeld: dedup's seen-set in memory, which grows with its keys), or
+// none where that is unknown (a store's caches).
+func (e *env) limitMemory() {
+	held := int64(0)
+	if e.memHeld != nil {
+		held = e.memHeld()
+	}
+	switch {
+	case e.memBase == 0:
+	case held < 0:
+		debug.SetMemoryLimit(math.MaxInt64)
+	default:
+		debug.SetMemoryLimit(e.memBase + held)
+	}
+}
+
 // mappedFault reports whether r, recovered from a panic, is a fault
 // reading m (with SetPanicOnFault the runtime's error has the address).
 func mappedFault(r any, m []byte) bool {
@@ -503,7 +562,7 @@ func mappedFault(r any, m []byte) bool {
 // so the memory is bounded whatever the output, with at most a line's
 // output (and a piece) per worker waiting, not one per chunk in flight.
 func (p *pipeline) handOver(c *chunk) {
-	n := len(c.k.out) + len(c.k.err)
+	n := c.k.size()
 	if n < p.pieceSize {
 		return
 	}
@@ -532,9 +591,7 @@ func (p *pipeline) handOver(c *chunk) {
 	default:
 		c.k.out = make([]byte, 0, p.keepMax()) // a piece's room (see get)
 	}
-	c.k.out, c.k.err = c.k.out[:0], c.k.err[:0]
-	c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
-	c.k.rep, c.k.nInvalid, c.k.marks = &p.e.rep, 0, c.k.marks[:0]
+	c.k.reset(&p.e.rep)
 }
 
 // takeBack waits for a set of c's buffers that the writer has written
@@ -550,14 +607,23 @@ func (p *pipeline) takeBack(c *chunk) sink {
 }
 
 // next returns the next chunk in input order; false when there is none
-// left. It flushes the output before it waits, so that "tail -f log |
-// uriscan validate" reports as it goes, and releases e.mu while it waits
-// (see env.interrupted).
+// left, or when e.halt is set. Before it waits for the reader (which
+// waits for input, or is behind) it calls e.sc.beforeRead, as the
+// streaming loop does before a read: the output is flushed, so that "tail
+// -f log | uriscan validate" reports as it goes (and dedup first decides
+// its pending batch, which may fail and set e.halt); it releases e.mu
+// while it waits (see env.interrupted).
 func (p *pipeline) next() (*chunk, bool) {
 	var c *chunk
 	select {
 	case c = <-p.order:
 	default:
+		if p.e.sc.beforeRead != nil {
+			p.e.sc.beforeRead()
+		}
+		if p.e.halt {
+			return nil, false
+		}
 		p.wait(func() { c = <-p.order })
 	}
 	return c, c != nil
@@ -579,6 +645,7 @@ func (p *pipeline) write(c *chunk, quit *bool) {
 	if c.turn != nil {
 		close(c.turn)
 	}
+	p.e.fileIdx = c.input
 	for {
 		var k sink
 		got, done := false, false
@@ -604,6 +671,12 @@ func (p *pipeline) write(c *chunk, quit *bool) {
 			default:
 			}
 			p.drainPiece(&c.k, quit)
+			if c.end && !*quit {
+				p.e.endFile()
+				if p.e.halt {
+					p.stop(quit)
+				}
+			}
 			c.k.out = p.keepBig(c.k.out)
 			// The worker is done with c: its buffers come home.
 			for ; c.lent > 0; c.lent-- {
@@ -627,13 +700,14 @@ func (p *pipeline) write(c *chunk, quit *bool) {
 // handOver), and gives its buffers back to c's worker, less one grown past
 // keepMax; a worker that quit no longer takes them, and they are dropped.
 func (p *pipeline) writePiece(c *chunk, k *sink, quit *bool) {
-	n := len(k.out) + len(k.err)
+	n := k.size()
 	p.drainPiece(k, quit)
 	p.held.Add(-int64(n))
 	k.out = p.keepBig(k.out)
 	if cap(k.err) > p.keepMax() {
 		k.err = nil
 	}
+	k.recs.trim(p.keepMax())
 	select {
 	case c.back <- *k:
 	default:
@@ -683,25 +757,34 @@ func (p *pipeline) useBig(c *chunk) {
 	}
 }
 
-// drainPiece writes k unless quitting, and quits on an output error or a
-// signal.
+// drainPiece writes k unless quitting, and quits on an output error, a
+// signal, or a command that stopped (dedup: a store error).
 func (p *pipeline) drainPiece(k *sink, quit *bool) {
 	if *quit {
 		return
 	}
 	cut := p.e.rep.take(k)
 	p.e.drainChunk(k)
-	if cut || p.e.werr != nil || p.e.stopped() {
-		*quit = true
-		close(p.quit)
+	if cut || p.e.werr != nil || p.e.stopped() || p.e.halt {
+		p.stop(quit)
 	}
 }
 
-// drainChunk writes a chunk's output and tells onInputError of an input
-// error in it.
+// stop makes the run quit: the workers and the reader stop, and what is
+// left is not written.
+func (p *pipeline) stop(quit *bool) {
+	*quit = true
+	close(p.quit)
+}
+
+// drainChunk writes a chunk's output (gives its records to e.feed, if
+// set) and tells onInputError of an input error in it.
 func (e *env) drainChunk(k *sink) {
+	if e.feed != nil {
+		e.feed(k)
+	}
 	if k.inputErr && e.onInputError != nil {
-		e.onInputError(string(bytes.TrimSuffix(bytes.TrimPrefix(k.err, []byte("uriscan: ")), []byte("\n"))))
+		e.onInputError(string(bytes.TrimSuffix(bytes.TrimPrefix(k.err[k.ioAt:], []byte("uriscan: ")), []byte("\n"))))
 	}
 	e.drain(k)
 }
@@ -710,22 +793,22 @@ func (e *env) drainChunk(k *sink) {
 func (p *pipeline) get() *chunk {
 	select {
 	case c := <-p.free:
-		c.data, c.mapped, c.k.out, c.k.err = nil, nil, c.k.out[:0], c.k.err[:0]
+		c.k.reset(&p.e.rep)
+		c.data, c.mapped, c.end = nil, nil, false
 		if cap(c.k.err) > p.keepMax() {
 			c.k.err = nil
 		}
+		c.k.recs.trim(p.keepMax())
 		if cap(c.k.out) < p.pieceSize {
 			// A piece's room, so that it does not grow by doubling.
 			c.k.out = make([]byte, 0, p.keepMax())
 		}
-		c.k.invalid, c.k.ioFail, c.k.inputErr = false, false, false
 		c.lb, c.prev, c.before, c.turn = nil, nil, 0, nil
 		if cap(c.buf) > 2*p.chunkSize && !p.extract {
 			// Grown for a long line: kept for the next, not by every chunk.
 			p.spare(c.buf)
 			c.buf = nil
 		}
-		c.k.rep, c.k.nInvalid, c.k.marks = &p.e.rep, 0, c.k.marks[:0]
 		c.done = make(chan struct{})
 		return c
 	case <-p.quit:
@@ -743,7 +826,7 @@ func (p *pipeline) send(c *chunk, data []byte) {
 		case <-p.quit:
 		}
 	}
-	c.data, c.off = data, p.off
+	c.data, c.off, c.input = data, p.off, p.input
 	c.lb = &lineBase{done: make(chan struct{})}
 	c.prev, c.first = p.last, p.line
 	p.last = c.lb
@@ -773,6 +856,7 @@ func (p *pipeline) lineNow() int {
 // sendDone hands c, already complete (its sink filled by the reader), to
 // the writer.
 func (p *pipeline) sendDone(c *chunk) {
+	c.input = p.input
 	close(c.done)
 	p.order <- c
 }
@@ -786,76 +870,109 @@ func (p *pipeline) stopping() bool {
 	}
 }
 
-// readAll reads each input in turn and cuts it into chunks.
+// readAll reads each input in turn (from e.start: dedup's resume) and
+// cuts it into chunks; after each, when the command has an endFile, it
+// sends a chunk that says the input ended (see chunk.end).
 func (p *pipeline) readAll(files []string) {
-	for _, file := range files {
-		c := p.get()
-		if c == nil || p.e.stopped() {
-			return
-		}
-		in, err := p.e.openQuiet(file)
-		c.name = in.name
-		c.k.err = append(c.k.err, in.note...) // said before the input's lines
-		p.off, p.last, p.line = 0, nil, 0
-		if in.note != "" {
-			p.readBytes.Add(int64(len(utf8BOM))) // the byte-order mark skipped
-			p.e.prog.add(int64(len(utf8BOM)), 0)
-		}
-		if err != nil {
-			c.k.ioError(err.Error())
-			c.k.inputErr = true
-			in.close()
-			p.sendDone(c)
+	for i, file := range files {
+		if i < p.e.start.File {
 			continue
 		}
-		if data, err := p.mapInput(&in); err == nil && data != nil {
-			in.close() // the mapping stays valid
-			p.inMapped.Store(true)
-			ok := p.readMapped(c, data)
-			p.inMapped.Store(false)
-			if !ok {
-				return
-			}
-			if c = p.get(); c == nil {
-				return
-			}
-			m := p.mapped
-			p.mapped = nil
-			c.name, c.release = in.name, func() { unmapFile(m) }
-			p.sendDone(c)
-			continue
-		}
-		ok := p.read(c, in.r)
-		if err := in.close(); err != nil && ok {
-			if c := p.get(); c != nil {
-				c.name = in.name
-				c.k.ioError(in.name + ": " + err.Error())
-				c.k.inputErr = true
-				p.sendDone(c)
-			}
-		}
-		if !ok {
+		p.input = i
+		if !p.readInput(file) {
 			return
+		}
+		if p.e.endFile != nil {
+			c := p.get()
+			if c == nil {
+				return
+			}
+			c.end = true
+			p.sendDone(c)
 		}
 	}
 }
 
-// mapInput maps a plain regular file's bytes (after a byte-order mark)
-// for readMapped, or returns nil: standard input, pipes, compressed input,
+// readInput reads one input and cuts it into chunks; false if the run is
+// quitting, or stops (a resume that cannot reach its position).
+func (p *pipeline) readInput(file string) bool {
+	c := p.get()
+	if c == nil || p.e.stopped() {
+		return false
+	}
+	in, err := p.e.openQuiet(file)
+	c.name = in.name
+	c.k.err = append(c.k.err, in.note...) // said before the input's lines
+	p.off, p.last, p.line = 0, nil, 0
+	if in.note != "" {
+		p.readBytes.Add(int64(len(utf8BOM))) // the byte-order mark skipped
+		p.e.prog.add(int64(len(utf8BOM)), 0)
+	}
+	if err != nil {
+		c.k.ioError(err.Error())
+		c.k.inputErr = true
+		in.close()
+		p.sendDone(c)
+		return true
+	}
+	if st := p.e.start; p.input == st.File && st.Offset > 0 {
+		// A resume: read from its position, or stop, as the streaming
+		// loop does.
+		if err := in.skip(in.r, st.Offset); err != nil {
+			c.k.ioError(in.name + ": resuming at offset " + strconv.FormatInt(st.Offset, 10) + ": " + err.Error())
+			c.k.inputErr, c.k.halt = true, true
+			in.close()
+			p.sendDone(c)
+			return false
+		}
+		p.off, p.line = st.Offset, st.Line
+	}
+	if data, err := p.mapInput(&in); err == nil && data != nil {
+		in.close() // the mapping stays valid
+		p.inMapped.Store(true)
+		ok := p.readMapped(c, data)
+		p.inMapped.Store(false)
+		if !ok {
+			return false
+		}
+		if c = p.get(); c == nil {
+			return false
+		}
+		m := p.mapped
+		p.mapped = nil
+		c.name, c.release = in.name, func() { unmapFile(m) }
+		p.sendDone(c)
+		return true
+	}
+	ok := p.read(c, in.r)
+	if err := in.close(); err != nil && ok {
+		if c := p.get(); c != nil {
+			c.name = in.name
+			c.k.ioError(in.name + ": " + err.Error())
+			c.k.inputErr = true
+			p.sendDone(c)
+		}
+	}
+	return ok
+}
+
+// mapInput maps a plain regular file's bytes (after a byte-order mark,
+// from the reader's offset: see readInput) for readMapped, or returns nil: standard input, pipes, compressed input,
 // an empty file, a system that cannot map it, and (see mapInputs) a run
 // with a CPU to spare are read.
 func (p *pipeline) mapInput(in *input) ([]byte, error) {
 	switch {
-	case in.file == nil || mapInputs == mapNever:
+	case in.file == nil || p.mapInputs == mapNever:
 		return nil, nil
-	case mapInputs == mapAuto && p.workers < runtime.GOMAXPROCS(0):
+	case p.mapInputs == mapAuto && p.workers < runtime.GOMAXPROCS(0):
 		// A CPU to spare: read(2) copies the file on it while the
 		// workers scan, which measured faster than faulting the pages
 		// in from the workers (validate: 86 ms against 103 on 140 MB).
 		return nil, nil
 	}
 	fi, err := in.file.Stat()
-	if err != nil || fi.Size() <= in.base || fi.Size() != int64(int(fi.Size())) {
+	from := in.base + p.off
+	if err != nil || fi.Size() <= from || fi.Size() != int64(int(fi.Size())) {
 		return nil, err
 	}
 	m, err := mapFile(in.file, fi.Size())
@@ -864,17 +981,19 @@ func (p *pipeline) mapInput(in *input) ([]byte, error) {
 	}
 	p.mapped = m
 	mappedInputs.Add(1)
-	if afterMap != nil {
-		afterMap(in.file)
+	if p.afterMap != nil {
+		p.afterMap(in.file)
 	}
-	return m[in.base:], nil
+	return m[from:], nil
 }
 
 // mapInputs says when plain files are mapped: mapAuto when the workers
 // use every CPU (with one to spare, reading them is faster), or always,
 // or never (the tests compare all ways). streamOnly makes the line
 // commands run eachRecord, the streaming loop, as the tests' reference;
-// afterMap, if set, is called once a file is mapped (a test shrinks it).
+// afterMap, if set, is called once a file is mapped (a test shrinks it);
+// chunkHook, if set, is called by worker w (0, 1, ...) before each chunk
+// it handles (a test proves the workers run at once).
 const (
 	mapAuto = iota
 	mapAlways
@@ -888,6 +1007,7 @@ var (
 	streamOnly   bool
 	mapInputs    = mapAuto
 	afterMap     func(*os.File)
+	chunkHook    func(w int)
 )
 
 // window is the length of a chunk's buffer: for extract exactly

@@ -43,6 +43,22 @@ func parallelInput(rng *rand.Rand, n int, last bool) []byte {
 	return b.Bytes()
 }
 
+// parallelFiles writes the inputs the workers tests read, and returns
+// their names: a.txt (3000 lines, the last unterminated, mapped unless
+// told not to), one that starts with a byte-order mark (mapped too), a
+// missing one, gzip, an empty one.
+func parallelFiles(t *testing.T, rng *rand.Rand) []string {
+	t.Helper()
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.txt")
+	os.WriteFile(a, parallelInput(rng, 3000, true), 0o644)
+	bom := filepath.Join(dir, "bom.txt")
+	os.WriteFile(bom, append([]byte("\xef\xbb\xbf"), parallelInput(rng, 200, false)...), 0o644)
+	gz := writeGzip(t, "c.gz", string(parallelInput(rng, 500, true)))
+	empty := writeFile(t, "empty.txt", "")
+	return []string{a, bom, filepath.Join(dir, "missing"), gz, empty}
+}
+
 // setChunks sets the pipeline's chunk size and output piece size for one
 // test.
 func setChunks(t *testing.T, size, piece int) {
@@ -61,16 +77,8 @@ func setChunks(t *testing.T, size, piece int) {
 // no streaming loop, is compared across workers with its one-worker run
 // here and with uriscan.ExtractScanner in TestExtractChunksVsScanner.
 func TestWorkersSameOutput(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	dir := t.TempDir()
 	key := writeFile(t, "key.hex", strings.Repeat("0f", 32)+"\n")
-	a := filepath.Join(dir, "a.txt")
-	os.WriteFile(a, parallelInput(rng, 3000, true), 0o644)
-	bom := filepath.Join(dir, "bom.txt")
-	os.WriteFile(bom, append([]byte("\xef\xbb\xbf"), parallelInput(rng, 200, false)...), 0o644)
-	gz := writeGzip(t, "c.gz", string(parallelInput(rng, 500, true)))
-	empty := writeFile(t, "empty.txt", "")
-	files := []string{a, bom, filepath.Join(dir, "missing"), gz, empty}
+	files := parallelFiles(t, rand.New(rand.NewPCG(1, 2)))
 	cmds := [][]string{
 		{"validate", "--max-line", "100"},
 		{"split", "--max-line", "120"},

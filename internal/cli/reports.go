@@ -31,16 +31,16 @@ func addReportFlags(fs *flag.FlagSet) (quiet *bool, format *string, maxErrors *i
 	return
 }
 
-// mark is where the output and the reports stood after an invalid line,
-// in a sink (see reports.cut).
-type mark struct{ out, err int }
+// mark is where the output, the reports and dedup's records of lines
+// stood after an invalid line, in a sink (see reports.take).
+type mark struct{ out, err, lines int }
 
 // countInvalid records that the line just handled was invalid.
 func (k *sink) countInvalid() {
 	k.invalid = true
 	k.nInvalid++
 	if k.rep != nil && k.rep.max > 0 {
-		k.marks = append(k.marks, mark{len(k.out), len(k.err)})
+		k.marks = append(k.marks, mark{len(k.out), len(k.err), len(k.recs.lines)})
 	}
 }
 
@@ -60,7 +60,7 @@ func (r *reports) take(k *sink) bool {
 	if k.ioFail && k.ioAt >= m.err { // its message is cut: so is its status
 		k.ioFail, k.inputErr = false, false
 	}
-	k.out, k.err = k.out[:m.out], k.err[:m.err]
+	k.out, k.err, k.recs.lines = k.out[:m.out], k.err[:m.err], k.recs.lines[:m.lines]
 	r.invalid, r.stopped = r.max, true
 	return true
 }

@@ -11,7 +11,7 @@ import (
 // the base (RFC 3986 §5.2).
 func setupResolve(fs *flag.FlagSet) func(*env, []string) int {
 	base := fs.String("base", "", "the absolute `URI` to resolve against (required)")
-	workers := addWorkersFlag(fs)
+	workers := addWorkersFlag(fs, "")
 	nonStrict := fs.Bool("non-strict", false, "treat a reference with the base's scheme as relative (RFC 3986 §5.2.2, for RFC 1630 compatibility)")
 	return func(e *env, files []string) int {
 		if !isFlagSet(fs, "base") {

@@ -109,7 +109,9 @@ func (r *hookReader) Read(p []byte) (int, error) {
 
 // TestDedupCheckpointFailure: when the checkpoint cannot be written, the
 // batch is not decided: the summary does not count it and says where the
-// input is decided up to, as the checkpoint does.
+// input is decided up to, as the checkpoint does. (One worker, which
+// decides its batch before each read: the first read's lines are
+// decided before the hook runs.)
 func TestDedupCheckpointFailure(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.txt")
@@ -125,7 +127,7 @@ func TestDedupCheckpointFailure(t *testing.T) {
 	}
 	var o, eb bytes.Buffer
 	e := newEnv(r, &o, &eb)
-	code := e.run([]string{"dedup", "--output", out})
+	code := e.run([]string{"dedup", "--workers", "1", "--output", out})
 	if code != 2 || before.Next.Line != 2 || !strings.Contains(eb.String(), "lines 2, blank 0, invalid 0, unique 2") ||
 		!strings.Contains(eb.String(), "decided up to <stdin>:2; 2 lines read after it were not decided") {
 		t.Errorf("exit %d, checkpoint at line %d, stderr:\n%s", code, before.Next.Line, eb.String())

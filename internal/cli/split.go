@@ -8,7 +8,7 @@ import (
 // setupSplit: "uriscan split" writes one record per input line: a JSON
 // object, or a TSV row (tsv.go).
 func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
-	workers := addWorkersFlag(fs)
+	workers := addWorkersFlag(fs, "")
 	flags := fs.Bool("flags", false, "add the RFC 3986 §7 security warnings of each valid URI: \"warnings\" (rare-ipv4, password, userinfo-like-host, host-not-utf8, mixed-script, encoded-nul, encoded-slash, encoded-backslash, encoded-dot-segment) and \"ipv4\", the address a rare IPv4 form is read as")
 	format := fs.String("format", "jsonl", "`jsonl` (one JSON object per line) or tsv (one row per line, PostgreSQL COPY text format: \\N for an undefined component; columns in uriscan help split)")
 	header := fs.Bool("header", false, "with --format tsv, write the column names first")

@@ -31,11 +31,16 @@ type Stores struct {
 // linked are the Stores of this binary (Main's; the tests' own).
 var linked Stores
 
-// StoreOptions are how dedup opens a persistent store: Recover
-// (--rebuild) takes one that lost keys as it is (disk.Options.Recover,
+// StoreOptions are how dedup opens its store: Recover (--rebuild) takes
+// a persistent one that lost keys as it is (disk.Options.Recover,
 // RedisOptions.Recover); MustExist refuses to make a disk store anew
 // where a checkpoint says one was.
-type StoreOptions struct{ Recover, MustExist bool }
+type StoreOptions struct {
+	Recover, MustExist bool
+	// Shards: the memory store is a seen.Sharded of that many shards
+	// (dedup's workers), decided on as many goroutines; 1: a seen.Memory.
+	Shards int
+}
 
 // openDiskStore opens (or creates) the Pebble seen-set in dir.
 func openDiskStore(dir string, params seen.Params, so StoreOptions) (seen.Set, error) {

@@ -7,7 +7,7 @@ import (
 
 // setupValidate: "uriscan validate" prints the invalid lines.
 func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
-	workers := addWorkersFlag(fs)
+	workers := addWorkersFlag(fs, "")
 	warn := fs.Bool("warn", false, "also print each valid line that raises an RFC 3986 §7 security warning: \"NAME:LINE: warning: WARNINGS: LINE\" (the warnings as split --flags names them); they do not change the exit status")
 	return func(e *env, files []string) int {
 		warns := *warn // the warnings are computed only when they are shown

@@ -1,0 +1,292 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/uriscan/uriscan/internal/shareddata"
+)
+
+// dedupRun is what one dedup run gave: its exit status, standard output
+// and error, and the files it wrote (--output, --summary).
+type dedupRun struct {
+	code                  int
+	out, errs, file, summ string
+}
+
+// runDedup runs dedup with args over files, with --workers w ("2 read":
+// plain files read, not mapped; "2 mapped": mapped whatever the CPUs); an
+// argument OUT or SUMMARY names a file of the run's own, read back.
+func runDedup(t *testing.T, w string, stdin io.Reader, args []string, files ...string) dedupRun {
+	t.Helper()
+	w, how, _ := strings.Cut(w, " ")
+	mapInputs = map[string]int{"": mapAuto, "read": mapNever, "mapped": mapAlways}[how]
+	defer func() { mapInputs = mapAuto }()
+	dir := t.TempDir()
+	out, summ := filepath.Join(dir, "out.txt"), filepath.Join(dir, "summary.json")
+	a := []string{"dedup", "--workers", w}
+	for _, s := range args {
+		s = strings.ReplaceAll(s, "OUT", out)
+		a = append(a, strings.ReplaceAll(s, "SUMMARY", summ))
+	}
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	var r dedupRun
+	r.code, r.out, r.errs = cliReader(t, stdin, append(a, files...)...)
+	r.errs = strings.ReplaceAll(r.errs, out, "OUT")
+	if b, err := os.ReadFile(out); err == nil {
+		r.file = string(b)
+	}
+	if b, err := os.ReadFile(summ); err == nil {
+		r.summ = string(b)
+	}
+	return r
+}
+
+// diff says how r differs from the reference run want, or "".
+func (r dedupRun) diff(want dedupRun) string {
+	switch {
+	case r.code != want.code:
+		return fmt.Sprintf("exit %d, want %d", r.code, want.code)
+	case r.out != want.out:
+		return "stdout: " + firstDifference(lines(r.out), lines(want.out))
+	case r.errs != want.errs:
+		return "stderr: " + firstDifference(lines(r.errs), lines(want.errs))
+	case r.file != want.file:
+		return "--output: " + firstDifference(lines(r.file), lines(want.file))
+	case r.summ != want.summ:
+		return fmt.Sprintf("--summary %q, want %q", r.summ, want.summ)
+	}
+	return ""
+}
+
+// dedupFlagSets are the runs the workers tests compare: every kind of
+// record and report (invalid lines, --repair, --extract, a Raw level, JSON
+// reports, lines over --max-line), --max-errors cutting a chunk, --output
+// with small batches, --summary.
+var dedupFlagSets = [][]string{
+	{},
+	{"--repair", "--summary", "SUMMARY"},
+	{"--extract", "--max-line", "120"},
+	{"--level", "safebrowsing", "--errors", "jsonl"},
+	{"--level", "crawler", "--max-line", "100", "--output", "OUT", "--batch", "7", "--summary", "SUMMARY"},
+	{"--max-errors", "40", "--output", "OUT"},
+	{"--show-passwords", "--quiet", "--max-errors", "3"},
+}
+
+// TestDedupWorkersSameOutput: dedup writes the same standard output,
+// --output file, standard error (reports in the same order, the same
+// line numbers and offsets), exit status and --summary with 2 and 4
+// workers, files mapped or read, as with one (the streaming loop, where
+// each line is keyed and decided in turn), whatever the chunk size (tiny
+// chunks put a chunk boundary everywhere, and lines over --max-line
+// through the reader's own scanner), over several inputs: a byte-order
+// mark, gzip, a missing file, an empty one, standard input.
+func TestDedupWorkersSameOutput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	files := parallelFiles(t, rng)
+	a := files[0]
+	files = append(files, a) // (every line a duplicate)
+	stdin := parallelInput(rng, 700, false)
+	for _, size := range []int{64, 1000, 256 << 10} {
+		for _, piece := range []int{1, 1 << 20} {
+			setChunks(t, size, piece)
+			for _, args := range dedupFlagSets {
+				want := runDedup(t, "1", nil, args, files...)
+				if want.out == "" && want.file == "" {
+					t.Fatalf("%v: no output", args)
+				}
+				wantStdin := runDedup(t, "1", bytes.NewReader(stdin), args, "-", a)
+				for _, w := range []string{"2", "4", "2 read", "2 mapped"} {
+					if d := runDedup(t, w, nil, args, files...).diff(want); d != "" {
+						t.Errorf("chunks of %d bytes, pieces of %d, %v: --workers %s differs from one worker: %s", size, piece, args, w, d)
+					}
+					if d := runDedup(t, w, bytes.NewReader(stdin), args, "-", a).diff(wantStdin); d != "" {
+						t.Errorf("chunks of %d bytes, pieces of %d, %v, standard input: --workers %s differs from one worker: %s", size, piece, args, w, d)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDedupWorkersSharedLists: the same over the shared URL lists
+// (../shared/data/urls, or $URISCAN_DATA), each taken twice (every line
+// of the second a duplicate), at the default chunk size.
+func TestDedupWorkersSharedLists(t *testing.T) {
+	var files []string
+	for _, name := range shareddata.URLLists {
+		files = append(files, shareddata.Path(t, filepath.Join("urls", name+".txt")))
+	}
+	files = append(files, files...)
+	for _, args := range [][]string{
+		{},
+		{"--repair", "--summary", "SUMMARY"},
+		{"--extract"},
+		{"--level", "safebrowsing", "--errors", "jsonl"},
+		{"--level", "crawler", "--output", "OUT", "--batch", "8192"},
+		{"--max-errors", "400", "--output", "OUT"},
+	} {
+		want := runDedup(t, "1", nil, args, files...)
+		if n := len(lines(want.out + want.file)); n < 1000 {
+			t.Fatalf("%v: %d lines written", args, n)
+		}
+		for _, w := range []string{"2", "4", "2 read"} {
+			if d := runDedup(t, w, nil, args, files...).diff(want); d != "" {
+				t.Errorf("%v: --workers %s differs from one worker: %s", args, w, d)
+			}
+		}
+	}
+}
+
+// TestDedupWorkersRunAtOnce: with --workers 2 the lines are keyed by two
+// goroutines at the same time: each worker, on its first chunk, waits
+// until the other has come to one. A run that fell back to one goroutine
+// (the streaming loop, or one worker) would never get there: the test
+// fails (no chunk, or a worker left waiting), and would not have counted
+// chunks of both workers.
+func TestDedupWorkersRunAtOnce(t *testing.T) {
+	setChunks(t, 256, 1<<20)
+	in := parallelInput(rand.New(rand.NewPCG(5, 6)), 2000, false)
+	want := runDedup(t, "1", bytes.NewReader(in), nil)
+	for _, w := range []int{2, 4} {
+		chunks := make([]atomic.Int64, w)
+		var arrived sync.WaitGroup
+		arrived.Add(2)
+		var timedOut atomic.Bool
+		chunkHook = func(worker int) {
+			if chunks[worker].Add(1) == 1 && worker < 2 {
+				arrived.Done()
+				done := make(chan struct{})
+				go func() { arrived.Wait(); close(done) }()
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second):
+					timedOut.Store(true)
+				}
+			}
+		}
+		got := runDedup(t, strconv.Itoa(w), bytes.NewReader(in), nil)
+		chunkHook = nil
+		if d := got.diff(want); d != "" {
+			t.Errorf("--workers %d: %s", w, d)
+		}
+		var counts []int64
+		for i := range chunks {
+			counts = append(counts, chunks[i].Load())
+		}
+		if timedOut.Load() || counts[0] == 0 || counts[1] == 0 {
+			t.Fatalf("--workers %d: chunks handled by each worker %v (a worker waited in vain for another: %v): the workers did not run at once", w, counts, timedOut.Load())
+		}
+		t.Logf("--workers %d: chunks handled by each worker %v", w, counts)
+	}
+}
+
+// TestDedupWorkersResume: a run stopped early (--max-errors) with --output
+// and resumed with another number of workers writes what one
+// uninterrupted run writes, exactly once, and reports on standard error
+// only the lines after the position the first recorded (the last batch,
+// replayed, was reported by the first run), with the summary of the whole
+// run; across a byte-order mark, gzip and several inputs.
+func TestDedupWorkersResume(t *testing.T) {
+	setChunks(t, 300, 1<<20)
+	rng := rand.New(rand.NewPCG(7, 8))
+	dir := t.TempDir()
+	bom := filepath.Join(dir, "bom.txt")
+	os.WriteFile(bom, append([]byte("\xef\xbb\xbf"), parallelInput(rng, 300, false)...), 0o644)
+	gz := writeGzip(t, "c.gz", string(parallelInput(rng, 600, true)))
+	a := filepath.Join(dir, "a.txt")
+	os.WriteFile(a, parallelInput(rng, 900, false), 0o644)
+	files := []string{bom, gz, a}
+	for _, extra := range [][]string{nil, {"--repair"}} {
+		_, want, _ := cli(t, "", append(append([]string{"dedup", "--workers", "1"}, extra...), files...)...)
+		for _, stop := range []string{"3", "60", "200"} {
+			var wantErrs string
+			for _, ws := range [][2]string{{"1", "1"}, {"2", "1"}, {"1", "2"}, {"2", "4"}, {"4", "2"}} {
+				out := filepath.Join(t.TempDir(), "out.txt")
+				args := append([]string{"dedup", "--output", out, "--batch", "16"}, extra...)
+				code, _, errs := cli(t, "", append(append(args, "--workers", ws[0], "--max-errors", stop), files...)...)
+				if code != 1 || !strings.Contains(errs, "stopped after "+stop+" invalid lines") {
+					t.Fatalf("%v: first run, --workers %s: exit %d\n%s", extra, ws[0], code, errs)
+				}
+				code, _, errs = cli(t, "", append(append(args, "--workers", ws[1]), files...)...)
+				errs = strings.ReplaceAll(errs, out, "OUT")
+				if got := readFile(t, out); code != 1 || got != want {
+					t.Errorf("%v, stopped after %s: --workers %s then %s: exit %d, output %s", extra, stop, ws[0], ws[1], code, firstDifference(lines(got), lines(want)))
+				}
+				if ws == [2]string{"1", "1"} {
+					wantErrs = errs
+				} else if errs != wantErrs {
+					t.Errorf("%v, stopped after %s: --workers %s then %s: the resumed run's stderr: %s", extra, stop, ws[0], ws[1], firstDifference(lines(errs), lines(wantErrs)))
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkDedupWorkers: dedup in the process (memory store, output
+// discarded) over 300,000 distinct URLs: the shared lists, deduplicated,
+// each line taken three times with a query of its own (as the README's
+// 1 M-line figures, smaller). Reports lines/s; SetBytes makes MB/s.
+func BenchmarkDedupWorkers(b *testing.B) {
+	var uniq []string
+	seenLine := map[string]bool{}
+	for _, name := range shareddata.URLLists {
+		for _, l := range lines(string(shareddata.URLList(b, name))) {
+			l = strings.TrimSuffix(strings.TrimPrefix(l, "\ufeff"), "\r")
+			if l != "" && !seenLine[l] {
+				seenLine[l] = true
+				uniq = append(uniq, l)
+			}
+		}
+	}
+	var in bytes.Buffer
+	n := 0
+	for r := 0; n < 300_000; r++ {
+		for _, l := range uniq {
+			if n == 300_000 {
+				break
+			}
+			base, frag, cut := strings.Cut(l, "#")
+			switch {
+			case r == 0:
+			case strings.Contains(base, "?"):
+				base += "&v=" + strconv.Itoa(r)
+			default:
+				base += "?v=" + strconv.Itoa(r)
+			}
+			if cut {
+				base += "#" + frag
+			}
+			in.WriteString(base + "\n")
+			n++
+		}
+	}
+	file := filepath.Join(b.TempDir(), "urls.txt")
+	if err := os.WriteFile(file, in.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, w := range []string{"1", "2"} {
+		b.Run("workers="+w, func(b *testing.B) {
+			b.SetBytes(int64(in.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				if code := run([]string{"dedup", "--workers", w, "--quiet", file}, strings.NewReader(""), io.Discard, io.Discard); code > 1 {
+					b.Fatalf("exit %d", code)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+		})
+	}
+}

@@ -1,0 +1,6 @@
+//go:build race
+
+package seen
+
+// raceDetector: built with -race (see own).
+const raceDetector = true
