@@ -72,16 +72,13 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			// process can read.
 			return e.handOff("dedup --store " + shown)
 		}
-		h, code := e.hasher(*keyFile, lv)
-		if h == nil {
-			return code
-		}
-		configure(h, cfg)
 		// The keys are of the forms as shown, passwords redacted unless
 		// --show-passwords (normalize.Hasher's rule, which the store
 		// records: a store made the other way is refused, not mixed).
-		h.KeepPasswords(!e.rep.redacts())
-		h.SetGrammar(e.sc.grammar)
+		h, code := e.keyHasher(*keyFile, lv, cfg)
+		if h == nil {
+			return code
+		}
 		if len(files) == 0 {
 			files = []string{"-"}
 		}

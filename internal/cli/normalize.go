@@ -66,14 +66,11 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 				return e.usageError("normalize: --"+f+" goes with --format surt", e.cmd)
 			}
 		}
-		h, code := e.hasher(*keyFile, lv)
+		// The hash is dedup's key: of the normal form as shown.
+		h, code := e.keyHasher(*keyFile, lv, cfg)
 		if h == nil {
 			return code
 		}
-		configure(h, cfg)
-		// The hash is dedup's key: of the normal form as shown.
-		h.KeepPasswords(!e.rep.redacts())
-		h.SetGrammar(e.sc.grammar)
 		return e.eachLine(files, *workers, func() lineFn {
 			h := h.Clone()
 			var fixed []byte   // reused for every line
@@ -224,7 +221,11 @@ func appendRepair(b []byte, name string, line int, r normalize.Repairs, jsonl bo
 	return append(b, '\n')
 }
 
-func (e *env) hasher(keyFile string, level normalize.Level) (*normalize.Hasher, int) {
+// keyHasher is the Hasher of dedup's keys and normalize --hash: with the
+// key in keyFile (random without one), level and cfg, of the normal form
+// as shown (passwords redacted unless --show-passwords) under the run's
+// grammar. On an error it reports it and returns nil and the exit code.
+func (e *env) keyHasher(keyFile string, level normalize.Level, cfg normalize.Normalizer) (*normalize.Hasher, int) {
 	var key []byte
 	if keyFile != "" {
 		k, err := normalize.ReadKeyFile(keyFile)
@@ -241,5 +242,8 @@ func (e *env) hasher(keyFile string, level normalize.Level) (*normalize.Hasher, 
 		e.flush()
 		return nil, exitUsage
 	}
+	configure(h, cfg)
+	h.KeepPasswords(!e.rep.redacts())
+	h.SetGrammar(e.sc.grammar)
 	return h, 0
 }

@@ -934,7 +934,7 @@ func (d *Set) openFilter() error {
 	if d.filterRate > 0 && d.filter == nil {
 		d.filter = loadFilter(d.dir, d.id, d.n.Load(), d.filterRate)
 		if d.filter == nil {
-			if err := d.rebuildFilter(); err != nil {
+			if err := d.rebuildFilter(d.n.Load()); err != nil {
 				return err
 			}
 		}
@@ -945,16 +945,16 @@ func (d *Set) openFilter() error {
 	return nil
 }
 
-// rebuildFilter builds a filter for twice the store's keys from a scan of
-// the store, and returns a *seen.LostError if the store holds another
-// number of keys than its count record says. It runs on the worker.
-func (d *Set) rebuildFilter() error {
-	f := newFilter(d.n.Load(), d.filterRate)
+// rebuildFilter builds a filter for the store's n keys (see newFilter)
+// from a scan of the store, and returns a *seen.LostError if the store
+// holds another number of keys. It runs on the worker.
+func (d *Set) rebuildFilter(n int64) error {
+	f := newFilter(n, d.filterRate)
 	keys, err := d.countKeys(f)
 	if err != nil {
 		return err
 	}
-	if n := d.n.Load(); keys != n {
+	if keys != n {
 		return d.miscount(n, keys)
 	}
 	d.filter = f
@@ -1007,8 +1007,8 @@ func (d *Set) get(key []byte) ([]byte, error) {
 	return v, closer.Close()
 }
 
-// lookupAll sets ans[i] to whether keys[i] is stored, for the first
-// occurrence i of each key in order (keys' indexes sorted by key; sorted).
+// lookupAll sets ans[i] (cleared by scratch) to whether keys[i] is
+// stored, for the first occurrence i of each key in order (keys' indexes sorted by key; sorted).
 // A key is absent without a look-up in the store where the filter says
 // so, or, with recall, where the last Contains found it absent (absent);
 // the others are looked up in key order with one iterator, whose seeks
@@ -1027,7 +1027,6 @@ func (d *Set) lookupAll(keys []seen.Key, order []int32, ans []bool, recall bool)
 			continue
 		}
 		prev = i
-		ans[i] = false
 		for len(absent) > 0 && bytes.Compare(absent[0][:], k[:]) < 0 {
 			absent = absent[1:]
 		}
@@ -1103,11 +1102,8 @@ func (d *Set) Contains(keys []seen.Key, has []bool) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
-		return seen.ErrClosed
-	}
-	if d.err != nil {
-		return d.err
+	if err := d.usable(); err != nil {
+		return err
 	}
 	keys, ans := d.scratch(keys)
 	err := d.w.run(func() error {
@@ -1208,15 +1204,21 @@ type sortEntry struct {
 	i      int32
 }
 
+// usable returns seen.ErrClosed after Close and the error of an earlier
+// failed write (see AddBatch); d.mu must be held.
+func (d *Set) usable() error {
+	if d.closed {
+		return seen.ErrClosed
+	}
+	return d.err
+}
+
 // add is AddBatch (isNew of len(keys)) and Insert (isNew nil).
 func (d *Set) add(keys []seen.Key, isNew []bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
-		return seen.ErrClosed
-	}
-	if d.err != nil {
-		return d.err
+	if err := d.usable(); err != nil {
+		return err
 	}
 	if len(keys) == 0 {
 		return nil
@@ -1282,8 +1284,7 @@ func (d *Set) add(keys []seen.Key, isNew []bool) error {
 		}
 		if d.filter != nil && d.filter.full() {
 			// A larger one; on failure the full one, still right, stays.
-			d.n.Store(d.newN)
-			if err := d.rebuildFilter(); err != nil {
+			if err := d.rebuildFilter(d.newN); err != nil {
 				d.w.Errorf("seen: disk set %s: rebuilding its filter: %v", d.dir, err)
 			}
 		}
