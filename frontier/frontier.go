@@ -141,6 +141,16 @@ type Options struct {
 	// the output's first n bytes, and why (lost nil: the set passed
 	// Check); n is 0 for a Writer, which takes the set as it is.
 	OnRebuild func(lost error, n int64)
+	// Decided says the caller decides the records itself, in input
+	// order, against the Log's set, and gives each with its decision
+	// (AddDecided, not Add): for a set in memory (seen.Memory,
+	// seen.Sharded), that adds each key as it answers (AddBatch), as the
+	// Log would. The Log then asks its set nothing while it runs (it
+	// still refills it from Output on resume, at Open), so the caller
+	// may decide on other goroutines, ahead of the Log: uriscan dedup's
+	// workers decide their chunks in turn, and the goroutine that feeds
+	// the Log only writes.
+	Decided bool
 }
 
 // Error is the error that stopped a Log: Step says which ("store",
@@ -174,6 +184,7 @@ type Log struct {
 	text    []byte
 	ends    []int
 	has     []bool
+	decided []bool // with Options.Decided: the records' decisions (AddDecided)
 	newKeys []seen.Key
 	inBatch map[seen.Key]struct{}
 	pending Tally // of the lines read since the last checkpoint
@@ -441,6 +452,9 @@ func Open(set seen.Set, o Options) (*Log, error) {
 	}
 	if memory && o.Output != "" && o.KeyOf == nil {
 		return nil, errors.New("frontier: Open: an Output with a set in memory needs KeyOf, to refill the set from the output on resume")
+	}
+	if o.Decided && !inMemory(set) {
+		return nil, errors.New("frontier: Open: Decided needs a set in memory (seen.Memory, seen.Sharded): a persistent set records a batch's keys only after its checkpoint")
 	}
 	l := &Log{set: set, o: o, batch: o.Batch, out: o.Writer,
 		ckpt: checkpoint{Version: checkpointVersion, Run: o.Run, Inputs: o.Inputs, Output: o.Output}}
@@ -720,6 +734,18 @@ func (l *Log) Add(key seen.Key, text []byte) {
 	l.ends = append(l.ends, len(l.text))
 }
 
+// AddDecided adds a record as Add does, with the caller's decision: isNew
+// says it is a first occurrence, as the caller found in the Log's set,
+// deciding the records in input order (Options.Decided). While replaying,
+// only the key is kept.
+func (l *Log) AddDecided(key seen.Key, text []byte, isNew bool) {
+	n := len(l.keys)
+	l.Add(key, text)
+	if len(l.keys) > n {
+		l.decided = append(l.decided, isNew)
+	}
+}
+
 // Count counts the current line under name in the Tally's Other (for
 // example "blank", "invalid"); not while replaying.
 func (l *Log) Count(name string) {
@@ -844,8 +870,15 @@ func (l *Log) Commit() error {
 		}
 		isNew := l.has[:len(l.keys)]
 		inMemory := inMemory(l.set)
-		if err := l.decide(inMemory, isNew); err != nil {
-			return l.fail("store", err)
+		switch {
+		case !l.o.Decided:
+			if err := l.decide(inMemory, isNew); err != nil {
+				return l.fail("store", err)
+			}
+		case len(l.decided) != len(l.keys):
+			return l.fail("store", errors.New("frontier: a record given by Add to a Log that takes decided records (Options.Decided)"))
+		default:
+			copy(isNew, l.decided)
 		}
 		// The new records, each run of them in one write.
 		start, from, written := 0, 0, int64(0)
@@ -891,7 +924,7 @@ func (l *Log) Commit() error {
 		}
 	}
 	l.start = l.pos
-	l.keys, l.text, l.ends = l.keys[:0], l.text[:0], l.ends[:0]
+	l.keys, l.text, l.ends, l.decided = l.keys[:0], l.text[:0], l.ends[:0], l.decided[:0]
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -397,5 +398,64 @@ func TestRerunsAndMisuse(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(out2); string(got) != want {
 		t.Fatalf("with the caller's set: %d lines, want %d", strings.Count(string(got), "\n"), strings.Count(want, "\n"))
+	}
+}
+
+// TestDecided: a Log that takes decided records (Options.Decided) writes
+// what one that decides writes, given the decisions of AddBatch on a set
+// of the caller's in input order; it asks its set nothing (a set the
+// caller never adds to stays empty); it refuses a record given by Add and
+// a persistent set.
+func TestDecided(t *testing.T) {
+	lines := []string{"a", "b", "a", "c", "b", "d", "d", "e"}
+	run := func(decided bool) (string, frontier.Tally, seen.Set) {
+		var buf bytes.Buffer
+		set := seen.NewMemory(0)
+		log, err := frontier.Open(set, frontier.Options{Writer: &buf, Batch: 3, Decided: decided})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine := seen.NewMemory(0) // the caller's decisions
+		for i, s := range lines {
+			if decided {
+				isNew := make([]bool, 1)
+				mine.AddBatch([]seen.Key{{s[0]}}, isNew)
+				log.AddDecided(seen.Key{s[0]}, []byte(s), isNew[0])
+			} else {
+				log.Add(seen.Key{s[0]}, []byte(s))
+			}
+			if err := log.EndLine([]byte(s), frontier.Position{Offset: int64(2 * (i + 1)), Line: i + 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := log.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String(), log.Tally(), set
+	}
+	want, wantTally, _ := run(false)
+	got, tally, set := run(true)
+	if got != want || got != "a\nb\nc\nd\ne\n" || tally.Unique != wantTally.Unique || tally.Records != wantTally.Records {
+		t.Fatalf("decided: %q %+v, want %q %+v", got, tally, want, wantTally)
+	}
+	if n := set.Len(); n != 0 {
+		t.Fatalf("a Log that takes decided records added %d keys to its set", n)
+	}
+	log, err := frontier.Open(seen.NewMemory(0), frontier.Options{Writer: io.Discard, Decided: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Add(seen.Key{1}, []byte("x"))
+	if err := log.Commit(); err == nil || !strings.Contains(err.Error(), "Options.Decided") {
+		t.Fatalf("Add to a Log that takes decided records: %v", err)
+	}
+	dir := t.TempDir()
+	ds, err := disk.Open(filepath.Join(dir, "set"), &disk.Options{AnyParams: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	if _, err := frontier.Open(ds, frontier.Options{Writer: io.Discard, Checkpoint: filepath.Join(dir, "ck"), Decided: true}); err == nil || !strings.Contains(err.Error(), "set in memory") {
+		t.Fatalf("Decided with a persistent set: %v", err)
 	}
 }

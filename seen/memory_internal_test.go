@@ -2,9 +2,13 @@ package seen
 
 import (
 	"encoding/binary"
+	"fmt"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // mix is splitmix64's finalizer: a bijection, so distinct counters give
@@ -359,4 +363,190 @@ func measureAddLatency(t *testing.T, n int) time.Duration {
 		t.Logf("worst Add bounded by thread CPU time per %d Adds: %v", group, worstBounded)
 	}
 	return worstBounded
+}
+
+// TestMemoryGrow: Grow(n) makes room for n more keys (n Adds of new keys
+// then leave the table as Grow made it), from empty, from a full table,
+// in the middle of a migration and past a table large enough to be mapped
+// on its own (4 MiB, see newTable); the keys stay (invariants, every key
+// found, none twice) through the migration it starts; a Grow the table
+// already has room for changes nothing; it panics on a negative count and
+// does nothing after Close.
+func TestMemoryGrow(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		before, add int
+	}{
+		{"empty", 0, 1000},
+		{"empty, mapped", 0, 300_000},
+		{"full", 48, 5000},
+		{"migrating", 100, 3000}, // 100 keys: the table grew at 97 and migrates
+		{"large, mapped", 200_000, 400_000},
+		{"room already", 10, 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := NewMemory(0)
+			for i := range uint64(c.before) {
+				m.Add(testKey(i))
+			}
+			slotsBefore := len(m.tab)
+			m.Grow(c.add)
+			slots := len(m.tab)
+			if c.name == "room already" && slots != slotsBefore {
+				t.Fatalf("Grow(%d) with room for it: %d slots to %d", c.add, slotsBefore, slots)
+			}
+			if uint64(slots) < slotsFor(c.before+c.add) {
+				t.Fatalf("Grow(%d) after %d keys: %d slots, want at least %d", c.add, c.before, slots, slotsFor(c.before+c.add))
+			}
+			if tableBytes := slots * 16; tableBytes >= 4<<20 && runtime.GOOS == "linux" && !raceDetector && m.tabMap == nil {
+				t.Errorf("a table of %d bytes made by Grow is the heap's, want it mapped", tableBytes)
+			}
+			for i := range uint64(c.before + c.add) {
+				isNew, _ := m.Add(testKey(i))
+				if isNew != (i >= uint64(c.before)) {
+					t.Fatalf("Add(key %d) = %v after Grow, want %v", i, isNew, i >= uint64(c.before))
+				}
+			}
+			if len(m.tab) != slots {
+				t.Fatalf("Grow(%d): the table grew again, from %d to %d slots", c.add, slots, len(m.tab))
+			}
+			m.checkInvariants(t)
+			if m.Len() != int64(c.before+c.add) {
+				t.Fatalf("Len %d, want %d", m.Len(), c.before+c.add)
+			}
+			addr, size := uintptr(unsafe.Pointer(&m.tab[0])), uintptr(len(m.tab))*16
+			mappedTable := m.tabMap != nil
+			m.Close()
+			if m.tab != nil || m.tabMap != nil {
+				t.Fatal("Close kept the table")
+			}
+			if mappedTable && isMapped(t, addr, size) {
+				t.Fatalf("Close left the table mapped at %#x", addr)
+			}
+			m.Grow(10) // nothing after Close
+			if m.tab != nil {
+				t.Fatal("Grow after Close made a table")
+			}
+		})
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Grow(-1) did not panic")
+		}
+	}()
+	NewMemory(0).Grow(-1)
+}
+
+// TestMemoryMappedFreed: a reserved table mapped on its own (NewMemory's
+// large hint) is unmapped when the migration of a growth ends and at
+// Close; the keys moved from it stay.
+func TestMemoryMappedFreed(t *testing.T) {
+	m := NewMemory(300_000)
+	linux := runtime.GOOS == "linux" && !raceDetector
+	if linux && m.tabMap == nil {
+		t.Fatalf("NewMemory(300000): a table of %d bytes is the heap's, want it mapped", len(m.tab)*16)
+	}
+	addr, size := uintptr(unsafe.Pointer(&m.tab[0])), uintptr(len(m.tab))*16
+	if linux && !isMapped(t, addr, size) {
+		t.Fatalf("the table at %#x is not in /proc/self/maps", addr)
+	}
+	n := uint64(m.limit) + uint64(len(m.tab))/migrateStep + 100 // the table doubles and migrates
+	for i := range n {
+		m.Add(testKey(i))
+	}
+	if m.old != nil || m.oldMap != nil {
+		t.Fatalf("after %d Adds the migration has not ended", n)
+	}
+	if linux && isMapped(t, addr, size) {
+		t.Fatalf("the table migrated from is still mapped at %#x", addr)
+	}
+	m.checkInvariants(t)
+	for i := range n {
+		if !m.contains(testKey(i)) {
+			t.Fatalf("key %d lost in the migration from a mapped table", i)
+		}
+	}
+	m.Close()
+}
+
+// TestMemoryMappedDropped: a Memory dropped without Close has its mapped
+// table unmapped once it is collected (the tableMap's cleanup), as a heap
+// table would be freed: /proc/self/maps no longer lists it.
+func TestMemoryMappedDropped(t *testing.T) {
+	if runtime.GOOS != "linux" || raceDetector {
+		t.Skip("tables are mapped on their own on Linux, without the race detector")
+	}
+	mapped := func(addr, size uintptr) bool { return isMapped(t, addr, size) }
+	addr, size := dropMapped(t)
+	if !mapped(addr, size) {
+		t.Fatalf("the table at %#x is not in /proc/self/maps", addr)
+	}
+	for i := 0; i < 50 && mapped(addr, size); i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if mapped(addr, size) {
+		t.Fatalf("the table of a dropped Memory is still mapped at %#x", addr)
+	}
+}
+
+// dropMapped makes a Memory with a mapped table, adds to it, and drops
+// it; it returns where its table was.
+//
+//go:noinline
+func dropMapped(t *testing.T) (addr, size uintptr) {
+	m := NewMemory(300_000)
+	if m.tabMap == nil {
+		t.Fatal("NewMemory(300000): the table is the heap's, want it mapped")
+	}
+	m.Add(testKey(1))
+	return uintptr(unsafe.Pointer(&m.tab[0])), uintptr(len(m.tab)) * 16
+}
+
+// isMapped reports whether /proc/self/maps lists a mapping of exactly
+// [addr, addr+size) (the kernel may merge a neighbour into a mapping, or
+// reuse its addresses after the unmap: a table is found while it is
+// mapped, if not merged; the tables tested here are not).
+func isMapped(t *testing.T, addr, size uintptr) bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var lo, hi uintptr
+		if _, err := fmt.Sscanf(line, "%x-%x", &lo, &hi); err == nil && lo == addr && hi == addr+size {
+			return true
+		}
+	}
+	return false
+}
+
+// TestShardedGrow: Sharded.Grow(n) makes room for n keys in all: n Adds
+// of new keys after it grow no shard, and every key is found.
+func TestShardedGrow(t *testing.T) {
+	for _, shards := range []int{1, 2, 3} {
+		s := NewSharded(shards, 0)
+		const n = 100_000
+		s.Grow(n)
+		slots := make([]int, shards)
+		for i, m := range s.shards {
+			slots[i] = len(m.tab)
+		}
+		for i := range uint64(n) {
+			if isNew, _ := s.Add(testKey(i)); !isNew {
+				t.Fatalf("%d shards: key %d not new", shards, i)
+			}
+		}
+		for i, m := range s.shards {
+			if len(m.tab) != slots[i] {
+				t.Errorf("%d shards: shard %d grew from %d to %d slots after Grow(%d)", shards, i, slots[i], len(m.tab), n)
+			}
+			m.checkInvariants(t)
+		}
+		if s.Len() != n {
+			t.Errorf("%d shards: Len %d, want %d", shards, s.Len(), n)
+		}
+		s.Close()
+	}
 }

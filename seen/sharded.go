@@ -133,6 +133,21 @@ func (s *Sharded) each(keys []Key, ans []bool, op func(m *Memory, keys []Key, an
 	return nil
 }
 
+// Grow makes room for n more keys in all, as Memory.Grow does: each
+// shard for its part, with room for a shard's share to run above the
+// mean (keys spread over the shards binomially). It panics if n is
+// negative.
+func (s *Sharded) Grow(n int) {
+	if n < 0 {
+		panic("seen: Sharded.Grow: negative count")
+	}
+	per := n / len(s.shards)
+	per += per / 32
+	for _, m := range s.shards {
+		m.Grow(per)
+	}
+}
+
 // Len returns the number of distinct keys recorded; after Close, the
 // number recorded before it.
 func (s *Sharded) Len() int64 {

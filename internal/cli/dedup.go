@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/uriscan/uriscan"
@@ -140,7 +141,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 				resuming, stamp = true, frontier.LastStamp(ckptName)
 			}
 		}
-		set, err := openStore(*store, *prefix, params, StoreOptions{Recover: *rebuild, MustExist: stamp != nil && !*rebuild, Shards: *workers})
+		set, err := openStore(*store, *prefix, params, StoreOptions{Recover: *rebuild, MustExist: stamp != nil && !*rebuild})
 		if err != nil {
 			// The store's errors name it (password redacted).
 			e.ioError("dedup: " + storeMessage(err, shown) + storeAdvice(err, *output, resuming))
@@ -148,10 +149,13 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			return exitUsage
 		}
 		d.set = set
+		// With workers and a set in memory, the workers decide their
+		// chunks in turn (env.decide), and the Log takes the decisions.
+		decided := *workers > 1 && !persistent
 		d.log, err = frontier.Open(set, frontier.Options{
 			Output: *output, Writer: e.out, Checkpoint: ckptName, Resume: *resume,
 			Inputs: files, Run: run, Batch: *batch,
-			KeyOf: d.keyOf, Rebuild: *rebuild,
+			KeyOf: d.keyOf, Rebuild: *rebuild, Decided: decided,
 			OnRebuild: func(lost error, n int64) {
 				if lost != nil {
 					fmt.Fprintf(e.errw, "uriscan: dedup: %v\n", lost)
@@ -174,6 +178,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			return exitUsage
 		}
 		d.ckptName, d.output, d.inputs = ckptName, *output, files
+		d.decidedLen.Store(set.Len()) // (refilled from --output on resume)
 		if d.log.Resumed() {
 			// What the runs before found keeps its exit status.
 			e.invalid = d.log.Tally().Other["invalid"] > 0
@@ -203,12 +208,16 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		e.sc.beforeRead = func() { d.commit(); e.flush() }
 		e.endFile = d.endFile
 		e.feed = d.feed
+		if decided {
+			e.decide = d.decide
+		}
 		d.memory = !persistent
+		d.growAt = growFirst
 		e.memHeld = func() int64 {
 			if persistent {
 				return -1 // (Pebble's caches; a client's buffers)
 			}
-			return memBytesPerKey * d.set.Len()
+			return memBytesPerKey * d.setLen()
 		}
 		d.kt.sums = d.log.Sums()
 		newFn := func() lineFn { return d.newKeyer().line }
@@ -260,10 +269,16 @@ type deduper struct {
 	text int
 	// memory: the store is in memory; limitAt is its size past which the
 	// memory limit is raised (see env.limitMemory).
-	memory   bool
-	limitAt  int64
-	closeErr error // closing the store
-	finished bool
+	memory  bool
+	limitAt int64
+	// growAt is the set's size at which growSet next looks; sizes are
+	// the inputs' sizes (-1: a stream), found then.
+	growAt int64
+	sizes  []int64
+	// decidedLen is the set's size after the last decide.
+	decidedLen atomic.Int64
+	closeErr   error // closing the store
+	finished   bool
 }
 
 // keyer keys a dedup run's lines: what each holds (its records: keys,
@@ -292,9 +307,14 @@ type dedupRecs struct {
 	keys  []seen.Key
 	ends  []int
 	lines []dedupLine
+	// isNew holds the records' decisions once decided (env.decide).
+	isNew   []bool
+	decided bool
 }
 
-func (r *dedupRecs) reset() { r.keys, r.ends, r.lines = r.keys[:0], r.ends[:0], r.lines[:0] }
+func (r *dedupRecs) reset() {
+	r.keys, r.ends, r.lines, r.isNew, r.decided = r.keys[:0], r.ends[:0], r.lines[:0], r.isNew[:0], false
+}
 
 // trim drops the buffers of r that grew past max bytes (a long line's
 // records), as the pipeline drops an output buffer (see keepBig).
@@ -307,6 +327,9 @@ func (r *dedupRecs) trim(max int) {
 	}
 	if cap(r.lines)*int(unsafe.Sizeof(dedupLine{})) > max {
 		r.lines = nil
+	}
+	if cap(r.isNew) > max {
+		r.isNew = nil
 	}
 }
 
@@ -568,7 +591,11 @@ func (d *deduper) feed(k *sink) {
 			d.log.Count(countNames[ln.count])
 		}
 		for ; rec < ln.recs; rec++ {
-			d.log.Add(r.keys[rec], k.out[text:r.ends[rec]])
+			if r.decided {
+				d.log.AddDecided(r.keys[rec], k.out[text:r.ends[rec]], r.isNew[rec])
+			} else {
+				d.log.Add(r.keys[rec], k.out[text:r.ends[rec]])
+			}
 			d.text += r.ends[rec] - text
 			text = r.ends[rec]
 		}
@@ -585,14 +612,107 @@ func (d *deduper) feed(k *sink) {
 	k.err = k.err[:copy(k.err, k.err[said:])]
 	k.ioAt = max(0, k.ioAt-int(said))
 	k.out = k.out[:0]
+	if d.memory && !r.decided && d.set.Len() >= d.growAt && len(r.lines) > 0 {
+		d.growSet(d.e.fileIdx, r.lines[len(r.lines)-1].off)
+	}
 	r.reset()
 	if d.text > dedupTextMax {
 		d.commit()
 	}
-	if d.memory && d.e.memBase > 0 && d.set.Len() > d.limitAt {
+	if d.memory && d.e.memBase > 0 && d.setLen() > d.limitAt {
 		// The set in memory grew: so does the memory limit.
-		d.limitAt = d.set.Len() + d.set.Len()/8
+		n := d.setLen()
+		d.limitAt = n + n/8
 		d.e.limitMemory()
+	}
+}
+
+// decide decides the records of k, of input file, in the set in memory
+// (env.decide): in a worker, or in the goroutine that feeds the Log, one
+// at a time in input order (see decideChunk), so the set is never used by
+// two at once.
+func (d *deduper) decide(k *sink, file int) {
+	r := &k.recs
+	r.isNew = slices.Grow(r.isNew[:0], len(r.keys))[:len(r.keys)]
+	if d.set.AddBatch(r.keys, r.isNew) != nil {
+		return // (closed: undecided, the Log refuses the records)
+	}
+	r.decided = true
+	n := d.set.Len()
+	d.decidedLen.Store(n)
+	if n >= d.growAt && len(r.lines) > 0 {
+		d.growSet(file, r.lines[len(r.lines)-1].off)
+	}
+}
+
+// setLen is the number of keys in the set in memory, as its last decision
+// left it where the workers decide (env.decide): the goroutine that feeds
+// the Log does not read the set then.
+func (d *deduper) setLen() int64 {
+	if d.e.decide != nil {
+		return d.decidedLen.Load()
+	}
+	return d.set.Len()
+}
+
+// setsGrown counts growSet's Grow calls (for the tests).
+var setsGrown atomic.Int64
+
+// growFirst is the size of a set in memory at which dedup first sizes it
+// for the rest of the input (growSet); growMax times its keys, or
+// growFloor keys (a table of 32 MiB), is the most it grows it to at once.
+const (
+	growFirst = 1 << 14
+	growMax   = 8
+	growFloor = 1 << 20
+)
+
+// growSet sizes the set in memory for the keys the rest of the input will
+// likely bring, from the new keys so far per byte of input read (input
+// file, offset off): a set of n keys after a fraction p of the inputs'
+// bytes is grown to hold n/p (seen.Memory.Grow), so that a run of new
+// keys does not pay for the set's doublings on the way (see the README's
+// figures). The estimate is of the files' sizes: a compressed file,
+// larger read than stored, gives a lower one; standard input and other
+// streams, none. If the new keys come early and duplicates later, the
+// set holds room it does not use: at most growMax times its keys, or
+// growFloor keys.
+func (d *deduper) growSet(file int, off int64) {
+	n := d.set.Len()
+	d.growAt = 2 * n // when to look again
+	g, ok := d.set.(interface{ Grow(int) })
+	if !ok {
+		return
+	}
+	if d.sizes == nil {
+		d.sizes = make([]int64, len(d.inputs))
+		for i, name := range d.inputs {
+			d.sizes[i] = -1
+			if fi, err := os.Stat(name); name != "-" && err == nil && fi.Mode().IsRegular() {
+				d.sizes[i] = fi.Size()
+			}
+		}
+	}
+	var read, total int64
+	for i, sz := range d.sizes {
+		if sz < 0 {
+			return // a stream: its size is unknown
+		}
+		total += sz
+		if i < file {
+			read += sz
+		}
+	}
+	read += off
+	if file >= len(d.sizes) || read <= 0 || read >= total {
+		return
+	}
+	est := int64(float64(n) * float64(total) / float64(read))
+	target := min(est, max(growMax*n, growFloor))
+	if target > n {
+		g.Grow(int(target - n))
+		d.growAt = max(d.growAt, target)
+		setsGrown.Add(1)
 	}
 }
 
@@ -715,8 +835,6 @@ func (d *deduper) inputName(i int) string {
 // checking params in a persistent one.
 func openStore(spec, prefix string, params seen.Params, so StoreOptions) (seen.Set, error) {
 	switch {
-	case spec == "memory" && so.Shards > 1:
-		return seen.NewSharded(so.Shards, 1<<16), nil
 	case spec == "memory":
 		return seen.NewMemory(1 << 16), nil
 	case strings.HasPrefix(spec, "disk:"):

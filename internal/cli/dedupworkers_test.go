@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/uriscan/uriscan/internal/shareddata"
+	"github.com/uriscan/uriscan/seen"
 )
 
 // dedupRun is what one dedup run gave: its exit status, standard output
@@ -193,6 +195,52 @@ func TestDedupWorkersRunAtOnce(t *testing.T) {
 	}
 }
 
+// TestDedupWorkersDecide: with workers and the set in memory, the
+// workers decide their chunks (env.decide, in turn: see decisions), not
+// the writer, and the output is one worker's; a chunk that hands pieces
+// over (pieces of 64 bytes) is decided by the writer, sink by sink, as
+// are the chunks that follow it and wait (some, with pieces of 2 KiB
+// that only some chunks hand over), and the output is still one
+// worker's.
+func TestDedupWorkersDecide(t *testing.T) {
+	in := parallelInput(rand.New(rand.NewPCG(7, 8)), 3000, false)
+	want := runDedup(t, "1", bytes.NewReader(in), nil)
+	for _, tc := range []struct {
+		name  string
+		piece int
+	}{{"chunks", 1 << 20}, {"pieces", 64}, {"some", 2048}} {
+		t.Run(tc.name, func(t *testing.T) {
+			setChunks(t, 4096, tc.piece)
+			runs := []string{"2", "3 mapped", "2 read"}
+			if tc.piece == 2048 {
+				// The writer and the workers hand the turn to each other
+				// (decidedByWriter, decideFrom): again and again, for
+				// the timings that lose it (a run that never ends).
+				for range 10 {
+					runs = append(runs, "3 mapped", "2 read")
+				}
+			}
+			for _, w := range runs {
+				workers0, writer0 := decidedByWorkers.Load(), decidedByWriter.Load()
+				got := runDedup(t, w, bytes.NewReader(in), nil)
+				if d := got.diff(want); d != "" {
+					t.Errorf("--workers %s: %s", w, d)
+				}
+				byWorkers, byWriter := decidedByWorkers.Load()-workers0, decidedByWriter.Load()-writer0
+				t.Logf("--workers %s: sinks decided by the workers %d, by the writer %d", w, byWorkers, byWriter)
+				switch {
+				case tc.piece > len(in) && (byWorkers < 10 || byWriter != 0):
+					t.Errorf("--workers %s: %d chunks decided by the workers and %d by the writer, want them all by the workers", w, byWorkers, byWriter)
+				case tc.piece == 64 && byWriter < 10:
+					t.Errorf("--workers %s: %d sinks decided by the writer, want the pieces' (many)", w, byWriter)
+				case tc.piece == 2048 && (byWorkers == 0 || byWriter == 0):
+					t.Errorf("--workers %s: %d chunks decided by the workers and %d by the writer, want some by each", w, byWorkers, byWriter)
+				}
+			}
+		})
+	}
+}
+
 // TestDedupWorkersResume: a run stopped early (--max-errors) with --output
 // and resumed with another number of workers writes what one
 // uninterrupted run writes, exactly once, and reports on standard error
@@ -288,5 +336,146 @@ func BenchmarkDedupWorkers(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 		})
+	}
+}
+
+// growRecorder is a set in memory that says it holds n keys and records
+// the Grow calls it gets.
+type growRecorder struct {
+	*seen.Memory
+	n     int64
+	grown []int
+}
+
+func (g *growRecorder) Len() int64 { return g.n }
+func (g *growRecorder) Grow(n int) { g.grown = append(g.grown, n) }
+
+// TestDedupGrowSet: growSet grows the set in memory to the keys the rest
+// of the input brings at the rate so far (files' sizes), by growMax
+// times at most (or to growFloor keys), and not for a stream, past the
+// end, or for a set that cannot grow.
+func TestDedupGrowSet(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, bytes.Repeat([]byte("x"), 1000), 0o644)
+	os.WriteFile(b, bytes.Repeat([]byte("x"), 3000), 0o644)
+	for _, c := range []struct {
+		name   string
+		inputs []string
+		n      int64
+		file   int
+		off    int64
+		want   []int
+	}{
+		{"rate", []string{a, b}, 100, 0, 500, []int{700}},         // 100 keys in 500 of 4000 bytes: 800
+		{"second file", []string{a, b}, 300, 1, 1000, []int{300}}, // 300 in 2000 of 4000: 600
+		{"capped", []string{a, b}, 2_000_000, 0, 10, []int{14_000_000}},
+		{"floor", []string{a, b}, 20_000, 0, 1, []int{growFloor - 20_000}},
+		{"stream", []string{a, "-"}, 100, 0, 500, nil},
+		{"at the end", []string{a, b}, 100, 1, 3000, nil},
+		{"no fewer", []string{a, b}, 100, 1, 2990, nil}, // 100.3: not more than 100
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			set := &growRecorder{Memory: seen.NewMemory(0), n: c.n}
+			d := &deduper{set: set, inputs: c.inputs}
+			d.growSet(c.file, c.off)
+			if !slices.Equal(set.grown, c.want) {
+				t.Fatalf("Grow calls %v, want %v", set.grown, c.want)
+			}
+			if d.growAt < 2*c.n {
+				t.Fatalf("growAt %d, want at least %d", d.growAt, 2*c.n)
+			}
+		})
+	}
+	// A set that cannot grow is left as it is.
+	d := &deduper{set: noGrow{seen.NewMemory(0)}, inputs: []string{a}}
+	d.growSet(0, 10)
+
+	// A run of new keys grows its set (with one worker and with the
+	// workers deciding), with the output of one worker that does not.
+	var in bytes.Buffer
+	for i := range 3 * growFirst {
+		fmt.Fprintf(&in, "http://h%d.example/p/%d\n", i%97, i)
+	}
+	c := filepath.Join(dir, "c")
+	os.WriteFile(c, in.Bytes(), 0o644)
+	setChunks(t, 4096, 1<<20)
+	var want dedupRun
+	for _, w := range []string{"1", "2", "1 stdin"} {
+		before := setsGrown.Load()
+		var got dedupRun
+		if w == "1 stdin" {
+			got = runDedup(t, "1", bytes.NewReader(in.Bytes()), nil, "-")
+		} else {
+			got = runDedup(t, w, nil, nil, c)
+		}
+		grown := setsGrown.Load() - before
+		switch {
+		case w == "1 stdin" && grown != 0:
+			t.Errorf("standard input: the set was grown %d times, want none (no size)", grown)
+		case w != "1 stdin" && grown == 0:
+			t.Errorf("--workers %s: %d new keys and the set was not grown", w, 3*growFirst)
+		}
+		if w == "1" {
+			want = got
+		} else if d := got.diff(want); d != "" {
+			t.Errorf("--workers %s: %s", w, d)
+		}
+	}
+}
+
+// noGrow is a set in memory without Grow.
+type noGrow struct{ seen.Set }
+
+// TestDecisionsTurn: the turn (decisions) passes between the workers and
+// the writer without losing a chunk: a worker decides its chunk when it is
+// its turn (0), a chunk whose turn has not come waits (ready) until the
+// writer, done with the chunk before (1, which handed pieces over),
+// decides it (2); a worker deciding chunk 3 on its own goroutine while
+// chunk 5 waits behind the writer's chunk 4: once chunk 3 is done, the
+// writer must find the turn at chunk 5 and decide it. (The turn moves
+// before done is closed: a runner that moved it after let the writer see
+// it busy and then moved it past chunk 5, which nobody decided: under
+// -race, TestDedupWorkersSameOutput never ended. That timing is rare here.)
+// Many rounds, for the timings.
+func TestDecisionsTurn(t *testing.T) {
+	for round := range 2000 {
+		var decided []int64
+		var mu sync.Mutex
+		p := &pipeline{e: &env{}, quit: make(chan struct{})}
+		p.e.decide = func(k *sink, _ int) {
+			mu.Lock()
+			decided = append(decided, int64(k.recs.lines[0].line))
+			mu.Unlock()
+		}
+		c := make([]*chunk, 6)
+		for i := range c {
+			c[i] = &chunk{seq: int64(i), done: make(chan struct{})}
+			c[i].k.recs.lines = []dedupLine{{line: i}}
+		}
+		wait := func(i int) {
+			select {
+			case <-c[i].done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("round %d: chunk %d never decided (decided %v, turn at %d)", round, i, decided, p.dec.next)
+			}
+		}
+		p.decideChunk(c[0]) // its turn: decided at once
+		wait(0)
+		c[1].handed = true // the writer's
+		p.decideChunk(c[1])
+		p.decideChunk(c[2]) // not its turn: ready
+		p.decidedByWriter(c[1])
+		wait(2)
+		c[4].handed = true
+		p.decideChunk(c[4])
+		p.decideChunk(c[5]) // ready, after the writer's chunk 4
+		go p.decideChunk(c[3])
+		wait(3)
+		p.decidedByWriter(c[4])
+		wait(5)
+		if want := []int64{0, 2, 3, 5}; !slices.Equal(decided, want) {
+			t.Fatalf("round %d: decided %v, want %v", round, decided, want)
+		}
 	}
 }

@@ -70,6 +70,11 @@ type env struct {
 	// feed, if set, takes the records of the lines a sink holds (dedup's
 	// Log) before drain writes the rest (see drainChunk).
 	feed func(k *sink)
+	// decide, if set, decides the records of a sink of the given input
+	// (dedup's set in memory: k.recs.isNew) before feed takes them. With
+	// workers, each decides its chunk when the chunk before it is decided
+	// (see decideChunk), so the one goroutine that feeds does not.
+	decide func(k *sink, input int)
 
 	// Signals (main only): sig is the signal that asked the run to stop;
 	// the input loop holds mu except while it waits in a read, so that a

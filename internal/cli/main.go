@@ -33,6 +33,7 @@ func mainCode() int {
 	e := newEnv(os.Stdin, os.Stdout, os.Stderr)
 	e.tty = os.Stderr
 	e.process = true
+	widenPipe(os.Stdout)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {

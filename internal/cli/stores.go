@@ -37,9 +37,6 @@ var linked Stores
 // where a checkpoint says one was.
 type StoreOptions struct {
 	Recover, MustExist bool
-	// Shards: the memory store is a seen.Sharded of that many shards
-	// (dedup's workers), decided on as many goroutines; 1: a seen.Memory.
-	Shards int
 }
 
 // openDiskStore opens (or creates) the Pebble seen-set in dir.

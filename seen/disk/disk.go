@@ -176,8 +176,10 @@ type Set struct {
 	stateAt    time.Time
 	stateEvery time.Duration
 	// reserve is the free space a commit needs on the set's filesystem
-	// (see "Failures" on Set).
+	// (see "Failures" on Set); fs is that filesystem, as Open found it
+	// (a call abandoned after a failure may still check it after Close).
 	reserve uint64
+	fs      vfs.FS
 	dirLock io.Closer // lockDir's, released by Close
 
 	// filter holds every key of the store (nil: Options.FilterRate < 0);
@@ -525,7 +527,7 @@ func Open(dir string, opts *Options) (*Set, error) {
 		}
 		return nil, openError(dir, err, w.failed())
 	}
-	d := &Set{db: db, dir: dir, dirLock: dirLock, noSync: o.NoSync, w: w, stateEvery: stateEvery,
+	d := &Set{db: db, dir: dir, dirLock: dirLock, noSync: o.NoSync, w: w, stateEvery: stateEvery, fs: cmp.Or(diskFS, vfs.Default),
 		reserve: o.MemTableSize + o.MemTableSize/10 + 1<<20, filterRate: o.FilterRate}
 	err = w.run(func() error { return d.load(params, state, o.Recover) })
 	if err == nil {
@@ -1337,11 +1339,7 @@ func memTableFor(n int64) uint64 {
 // beyond recovery, where it cannot. A filesystem that does not tell its
 // free space is not checked.
 func (d *Set) checkSpace() error {
-	fs := diskFS
-	if fs == nil {
-		fs = vfs.Default
-	}
-	du, err := fs.GetDiskUsage(d.dir)
+	du, err := d.fs.GetDiskUsage(d.dir)
 	if err != nil || du.TotalBytes == 0 || du.AvailBytes >= d.reserve {
 		return nil
 	}
