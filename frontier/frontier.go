@@ -145,11 +145,11 @@ type Options struct {
 	// order, against the Log's set, and gives each with its decision
 	// (AddDecided, not Add): for a set in memory (seen.Memory,
 	// seen.Sharded), that adds each key as it answers (AddBatch), as the
-	// Log would. The Log then asks its set nothing while it runs (it
-	// still refills it from Output on resume, at Open), so the caller
-	// may decide on other goroutines, ahead of the Log: uriscan dedup's
-	// workers decide their chunks in turn, and the goroutine that feeds
-	// the Log only writes.
+	// Log would; every record, those a resume replays too. The Log then
+	// uses its set only in Open (it refills it from Output on resume),
+	// so the caller may decide on other goroutines, ahead of the Log:
+	// uriscan dedup's workers decide their chunks in turn, and the
+	// goroutine that feeds the Log mostly writes.
 	Decided bool
 }
 
@@ -809,8 +809,10 @@ func (l *Log) endReplay() error {
 			l.inputName(l.pos.Input), l.ckpt.Batch.Line+1, l.replayTo.Line))
 	}
 	l.digest = batchDigest{}
-	if err := l.set.Insert(l.replay); err != nil {
-		return l.fail("store", err)
+	if !l.o.Decided { // (the caller added them, deciding them)
+		if err := l.set.Insert(l.replay); err != nil {
+			return l.fail("store", err)
+		}
 	}
 	l.replay = nil
 	return nil

@@ -54,7 +54,7 @@ var _ Set = (*Memory)(nil)
 
 // NewMemory returns an empty Memory sized to hold sizeHint keys without
 // growing (it still grows past that). A sizeHint <= 0 starts small. A
-// table of 4 MiB or more (a sizeHint over about 196,000) is mapped and
+// table of 4 MiB or more (a sizeHint of 98,305 or more) is mapped and
 // written through here, on Linux in huge pages (see newTable): NewMemory
 // then takes about a millisecond per 8 MiB, which no Add pays later.
 func NewMemory(sizeHint int) *Memory {
@@ -234,7 +234,8 @@ func (m *Memory) grow() {
 // faster from a table sized for them. The keys move to the new table
 // while Adds go on, as in a doubling; the new table is made as
 // NewMemory's (mapped and written through: about a millisecond per 8 MiB,
-// paid here). It panics if n is negative.
+// paid here). It panics if n is negative; a table past what memory
+// holds fails as make does.
 func (m *Memory) Grow(n int) {
 	if n < 0 {
 		panic("seen: Memory.Grow: negative count")
@@ -242,7 +243,7 @@ func (m *Memory) Grow(n int) {
 	if m.closed {
 		return
 	}
-	need := slotsFor(int(min(int64(m.nonZero())+int64(n), maxSlots)))
+	need := slotsFor(int(min(m.nonZero()+min(int64(n), maxSlots), maxSlots)))
 	if need <= uint64(len(m.tab)) {
 		return
 	}

@@ -72,8 +72,9 @@ func newTable(n uint64, reserve bool) ([]slot, *tableMap) {
 // freeTable unmaps a table newTable mapped on its own (tm not nil);
 // nothing may use it after.
 func freeTable(tm *tableMap) {
-	if tm != nil {
+	if tm != nil && tm.addr != nil {
 		tm.cleanup.Stop()
 		unix.MunmapPtr(tm.addr, tm.size)
+		tm.addr = nil // once, whoever holds tm
 	}
 }

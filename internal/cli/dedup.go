@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -275,8 +276,11 @@ type deduper struct {
 	// the inputs' sizes (-1: a stream), found then.
 	growAt int64
 	sizes  []int64
-	// decidedLen is the set's size after the last decide.
+	// decidedLen is the set's size after the last decide; setMu is held
+	// by decide, and by finish to close the set (setClosed).
 	decidedLen atomic.Int64
+	setMu      sync.Mutex
+	setClosed  bool
 	closeErr   error // closing the store
 	finished   bool
 }
@@ -632,6 +636,11 @@ func (d *deduper) feed(k *sink) {
 // at a time in input order (see decideChunk), so the set is never used by
 // two at once.
 func (d *deduper) decide(k *sink, file int) {
+	d.setMu.Lock()
+	defer d.setMu.Unlock()
+	if d.setClosed {
+		return // (a signal's finish: the records stay undecided, unwritten)
+	}
 	r := &k.recs
 	r.isNew = slices.Grow(r.isNew[:0], len(r.keys))[:len(r.keys)]
 	if d.set.AddBatch(r.keys, r.isNew) != nil {
@@ -769,8 +778,14 @@ func (d *deduper) finish() {
 		d.log.Commit() // (a signal, --max-errors: what was read is decided)
 		d.log.Close()
 	}
-	if err := d.set.Close(); err != nil && d.log.Err() == nil {
-		d.closeErr = err
+	// A signal's finish runs while the workers may decide (env.decide):
+	// the set is closed once none does, and none does after.
+	d.setMu.Lock()
+	d.setClosed = true
+	closeErr := d.set.Close()
+	d.setMu.Unlock()
+	if closeErr != nil && d.log.Err() == nil {
+		d.closeErr = closeErr
 	}
 	c := d.log.Tally()
 	blank, invalid, repaired := c.Other["blank"], c.Other["invalid"], c.Other["repaired"]

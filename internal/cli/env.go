@@ -72,8 +72,10 @@ type env struct {
 	feed func(k *sink)
 	// decide, if set, decides the records of a sink of the given input
 	// (dedup's set in memory: k.recs.isNew) before feed takes them. With
-	// workers, each decides its chunk when the chunk before it is decided
-	// (see decideChunk), so the one goroutine that feeds does not.
+	// workers, the chunks are decided in input order by the workers
+	// (see decisions); the goroutine that feeds decides only the sinks
+	// of chunks that handed pieces over or that no worker took, and the
+	// chunks waiting behind them.
 	decide func(k *sink, input int)
 
 	// Signals (main only): sig is the signal that asked the run to stop;

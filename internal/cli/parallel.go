@@ -231,10 +231,11 @@ type chunk struct {
 	release func()
 	// With env.decide, seq is the chunk's place among all the chunks
 	// sent (any input), in which they are decided (see decisions). A
-	// worker's chunk is decided when its worker is done with it (done is
-	// closed then), unless the worker handed a piece over first (handed)
-	// or no worker took the chunk (byWriter): the writer then decides each
-	// of its sinks as it comes to it.
+	// worker's chunk is decided once its worker is done with it and its
+	// turn has come, by that worker or whoever decided the chunk before
+	// (done is closed then), unless the worker handed a piece over first
+	// (handed) or no worker took the chunk (byWriter): the writer then
+	// decides each of its sinks as it comes to it.
 	seq              int64
 	handed, byWriter bool
 }
