@@ -143,13 +143,13 @@ type Options struct {
 	OnRebuild func(lost error, n int64)
 	// Decided says the caller decides the records itself, in input
 	// order, against the Log's set, and gives each with its decision
-	// (AddDecided, not Add): for a set in memory (seen.Memory,
-	// seen.Sharded), that adds each key as it answers (AddBatch), as the
-	// Log would; every record, those a resume replays too. The Log then
-	// uses its set only in Open (it refills it from Output on resume),
-	// so the caller may decide on other goroutines, ahead of the Log:
-	// uriscan dedup's workers decide their chunks in turn, and the
-	// goroutine that feeds the Log mostly writes.
+	// (AddDecided, not Add): for a set in memory (seen.Memory), that adds
+	// each key as it answers (AddBatch), as the Log would; every record,
+	// those a resume replays too. The Log then uses its set only in Open
+	// (it refills it from Output on resume), so the caller may decide on
+	// other goroutines, ahead of the Log: uriscan dedup's workers decide
+	// their chunks in turn, and the goroutine that feeds the Log mostly
+	// writes.
 	Decided bool
 }
 
@@ -454,7 +454,7 @@ func Open(set seen.Set, o Options) (*Log, error) {
 		return nil, errors.New("frontier: Open: an Output with a set in memory needs KeyOf, to refill the set from the output on resume")
 	}
 	if o.Decided && !inMemory(set) {
-		return nil, errors.New("frontier: Open: Decided needs a set in memory (seen.Memory, seen.Sharded): a persistent set records a batch's keys only after its checkpoint")
+		return nil, errors.New("frontier: Open: Decided needs a set in memory (seen.Memory): a persistent set records a batch's keys only after its checkpoint")
 	}
 	l := &Log{set: set, o: o, batch: o.Batch, out: o.Writer,
 		ckpt: checkpoint{Version: checkpointVersion, Run: o.Run, Inputs: o.Inputs, Output: o.Output}}
@@ -855,7 +855,7 @@ func (l *Log) InputError(msg string) {
 // Commit decides the pending batch: which records are new (the set's
 // answer and the batch's own repeats), writes them and syncs an Output,
 // records the checkpoint, then adds their keys to the set. A set in the
-// process's memory (seen.Memory, seen.Sharded) is asked and added to in
+// process's memory (seen.Memory) is asked and added to in
 // one step (AddBatch), before the write: it is gone after the process
 // whatever the order, and refilled from the output on resume, so the
 // order protects nothing there, and one probe per key instead of two (and
@@ -933,7 +933,7 @@ func (l *Log) Commit() error {
 // inMemory reports whether set lives in this process's memory alone.
 func inMemory(set seen.Set) bool {
 	switch set.(type) {
-	case *seen.Memory, *seen.Sharded:
+	case *seen.Memory:
 		return true
 	}
 	return false

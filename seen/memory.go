@@ -59,7 +59,7 @@ var _ Set = (*Memory)(nil)
 // then takes about a millisecond per 8 MiB, which no Add pays later.
 func NewMemory(sizeHint int) *Memory {
 	m := &Memory{}
-	m.setTable(newTable(slotsFor(sizeHint), true))
+	m.makeTable(slotsFor(sizeHint), true)
 	return m
 }
 
@@ -80,11 +80,14 @@ func slotsFor(n int) uint64 {
 	return s
 }
 
-func (m *Memory) setTable(t []slot, tm *tableMap) {
-	if len(t) <= ownAll && !raceDetector && tm == nil {
-		// Each page written before any is read (see own); a larger
-		// table is as it migrates (own), or as Adds fill it; a
-		// mapped one was (newTable).
+// makeTable makes m's table: n slots, reserved by the caller (NewMemory's
+// hint, Grow) or doubled as keys come (see newTable). Each page of a
+// reserved table, or of one of at most ownAll slots, is written here
+// before any is read (see own); a larger doubled one is as it migrates
+// (own), or as Adds fill it, so that no single Add pays for all of it.
+func (m *Memory) makeTable(n uint64, reserve bool) {
+	t, tm := newTable(n, reserve)
+	if !raceDetector && (reserve || len(t) <= ownAll) {
 		for i := 0; i < len(t); i += pageSlots {
 			t[i] = slot{}
 		}
@@ -223,7 +226,7 @@ func (m *Memory) grow() {
 		panic("seen: Memory table cannot grow past 2^40 slots")
 	}
 	m.old, m.oldMask, m.migrated, m.oldMap = m.tab, m.mask, 0, m.tabMap
-	m.setTable(newTable(2*uint64(len(m.tab)), false))
+	m.makeTable(2*uint64(len(m.tab)), false)
 }
 
 // Grow makes room for n more keys: after it, n Adds of new keys do not
@@ -256,14 +259,7 @@ func (m *Memory) Grow(n int) {
 	} else {
 		m.old, m.oldMask, m.migrated, m.oldMap = m.tab, m.mask, 0, m.tabMap
 	}
-	m.setTable(newTable(need, true))
-	if len(m.tab) > ownAll && !raceDetector && m.tabMap == nil {
-		// Most of a table this much larger is not written by the
-		// migration: its pages are written now (see own).
-		for i := 0; i < len(m.tab); i += pageSlots {
-			own(&m.tab[i])
-		}
-	}
+	m.makeTable(need, true)
 }
 
 // migrate moves up to step old slots, in index order, to the new table,

@@ -521,32 +521,3 @@ func isMapped(t *testing.T, addr, size uintptr) bool {
 	}
 	return false
 }
-
-// TestShardedGrow: Sharded.Grow(n) makes room for n keys in all: n Adds
-// of new keys after it grow no shard, and every key is found.
-func TestShardedGrow(t *testing.T) {
-	for _, shards := range []int{1, 2, 3} {
-		s := NewSharded(shards, 0)
-		const n = 100_000
-		s.Grow(n)
-		slots := make([]int, shards)
-		for i, m := range s.shards {
-			slots[i] = len(m.tab)
-		}
-		for i := range uint64(n) {
-			if isNew, _ := s.Add(testKey(i)); !isNew {
-				t.Fatalf("%d shards: key %d not new", shards, i)
-			}
-		}
-		for i, m := range s.shards {
-			if len(m.tab) != slots[i] {
-				t.Errorf("%d shards: shard %d grew from %d to %d slots after Grow(%d)", shards, i, slots[i], len(m.tab), n)
-			}
-			m.checkInvariants(t)
-		}
-		if s.Len() != n {
-			t.Errorf("%d shards: Len %d, want %d", shards, s.Len(), n)
-		}
-		s.Close()
-	}
-}

@@ -23,8 +23,6 @@
 //     knows about how many keys come sizes it for them (NewMemory's hint,
 //     Grow): the table is then made once, on Linux in huge pages, instead
 //     of doubling as keys come.
-//   - Sharded (NewSharded), here: Memory shards that decide a large batch
-//     on several goroutines at once.
 //   - package seen/disk: an embedded key-value store (CockroachDB's Pebble)
 //     on local disk, with batched writes, that survives restarts and
 //     crashes: a key once reported as new stays recorded.

@@ -616,7 +616,7 @@ func (d *deduper) feed(k *sink) {
 	k.err = k.err[:copy(k.err, k.err[said:])]
 	k.ioAt = max(0, k.ioAt-int(said))
 	k.out = k.out[:0]
-	if d.memory && !r.decided && d.set.Len() >= d.growAt && len(r.lines) > 0 {
+	if d.memory && d.e.decide == nil && len(r.lines) > 0 && d.set.Len() >= d.growAt { // (with workers: decide)
 		d.growSet(d.e.fileIdx, r.lines[len(r.lines)-1].off)
 	}
 	r.reset()

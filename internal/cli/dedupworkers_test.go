@@ -482,7 +482,8 @@ func TestDecisionsTurn(t *testing.T) {
 }
 
 // TestDedupWorkersSignal: SIGINT while the workers decide (memory store,
-// --workers 2) ends the run as a signal does, exit 130 and its summary:
+// --workers 2) ends the run as a signal does, exit 130 (or the run's own
+// status, where it ended first), never a panic:
 // the signal's finish closes the set only once no worker uses it (a
 // worker inside AddBatch on a closed, unmapped table was a crash).
 // Rounds at random moments.
@@ -511,7 +512,7 @@ func TestDedupWorkersSignal(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGINT)
 		<-drained
 		err := cmd.Wait()
-		if strings.Contains(errb.String(), "panic") || !(isExit(err, 130) || err == nil) {
+		if strings.Contains(errb.String(), "panic") || !(isExit(err, 130) || err == nil || isExit(err, 1)) { // (1: ended first; the input has invalid lines)
 			t.Fatalf("round %d: SIGINT: %v\n%s", round, err, errb.String())
 		}
 	}
