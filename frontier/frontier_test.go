@@ -22,6 +22,7 @@ import (
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/disk"
+	"github.com/uriscan/uriscan/seen/keylog"
 )
 
 // testKey is the crawler's fixed hash key.
@@ -127,7 +128,8 @@ const (
 	envKillStore  = "URISCAN_FRONTIER_KILL_STORE"
 )
 
-// TestKillChild is the crawler TestKillLoop kills: crawl with a disk set.
+// TestKillChild is the crawler TestKillLoop kills: crawl with a disk set
+// (seen/keylog).
 func TestKillChild(t *testing.T) {
 	input := os.Getenv(envKillInput)
 	if input == "" {
@@ -139,7 +141,7 @@ func TestKillChild(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	set, err := disk.Open(os.Getenv(envKillStore), &disk.Options{Params: p})
+	set, err := keylog.Open(os.Getenv(envKillStore), &keylog.Options{Params: p})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -157,7 +159,7 @@ func TestKillChild(t *testing.T) {
 }
 
 // TestKillLoop: the library alone keeps its promise. A crawler written
-// against the public API (crawl: LineScanner, Hasher, seen/disk, Log) is
+// against the public API (crawl: LineScanner, Hasher, seen/keylog, Log) is
 // killed with SIGKILL at 50 random moments and then run to its end; its
 // output holds every first occurrence exactly once, byte for byte what an
 // uninterrupted run writes, and its tally is that run's.

@@ -19,8 +19,9 @@ var heavy = []string{
 // TestDependencyRule: package seen imports nothing beyond the standard
 // library and golang.org/x/sys, and a program that uses only seen.Memory
 // and normalize.Hasher (testdata/memonly) links neither Pebble nor
-// go-redis nor what they bring, and builds under 5 MB. The persistent
-// stores are packages of their own (seen/disk, seen/redis).
+// go-redis nor what they bring, and builds under 5 MB; nor does package
+// seen/keylog. The persistent stores are packages of their own
+// (seen/keylog, seen/disk, seen/redis).
 func TestDependencyRule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
@@ -44,4 +45,10 @@ func TestDependencyRule(t *testing.T) {
 		t.Errorf("a program with seen.Memory and normalize.Hasher is %d bytes, want under 5 MiB", fi.Size())
 	}
 	t.Logf("seen.Memory + normalize.Hasher: %d packages, %d bytes", deps, fi.Size())
+	// The key log, a disk set, links none of them either.
+	linked, deps = gotool.Linked(t, "./keylog", heavy...)
+	for _, d := range linked {
+		t.Errorf("package seen/keylog links %s", d)
+	}
+	t.Logf("seen/keylog: %d packages", deps)
 }

@@ -23,9 +23,14 @@
 //     knows about how many keys come sizes it for them (NewMemory's hint,
 //     Grow): the table is then made once, on Linux in huge pages, instead
 //     of doubling as keys come.
+//   - package seen/keylog: on local disk, a log of the keys appended and
+//     synced once per call, with an index in memory (10-21 bytes a key):
+//     it survives restarts and crashes (a key once reported as new stays
+//     recorded) at millions of keys a second.
 //   - package seen/disk: an embedded key-value store (CockroachDB's Pebble)
-//     on local disk, with batched writes, that survives restarts and
-//     crashes: a key once reported as new stays recorded.
+//     on local disk, with the same guarantees, for sets larger than
+//     memory: a few bytes of memory a key, a few hundred thousand keys a
+//     second.
 //   - package seen/redis: a Redis or Valkey server, or a Redis Cluster,
 //     shared by many machines through go-redis, with an atomic
 //     check-and-add per key, keys spread over many hash slots, and
@@ -64,7 +69,7 @@
 // (ErrLost) if the store is not that one or holds fewer keys. Each store
 // also checks itself where it can: a disk set against a state file in its
 // directory, a Redis set in every pipeline and after every reconnect. See
-// packages seen/disk and seen/redis.
+// packages seen/keylog, seen/disk and seen/redis.
 //
 // # Memory layout
 //

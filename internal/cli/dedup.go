@@ -31,7 +31,7 @@ const defaultDedupBatch = 1024
 // line (normalize.Hasher) and reports; the store is opened as a Go
 // program would open it (normalize.Hasher.Params).
 func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
-	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR, redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
+	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR (a key log; an earlier version's Pebble set there is opened as one), pebble:DIR (Pebble, for sets larger than memory), redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
 	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisurl.DefaultPrefix+")")
 	nf := addNormFlags(fs)
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and take the result (reported on standard error; the repaired form is written)")
@@ -451,7 +451,7 @@ func paramFlags(p seen.Params) []string {
 func storeAdvice(err error, output string, resuming bool) string {
 	var pe *seen.ParamsError
 	switch {
-	case linked.ErrDamaged != nil && errors.Is(err, linked.ErrDamaged):
+	case linked.Damaged != nil && linked.Damaged(err):
 		if resuming && output != "" {
 			return "\nuriscan: dedup: once it is removed, rerun with --rebuild to add back the keys of --output " + output + "'s lines into a new store and go on"
 		}
@@ -853,9 +853,11 @@ func openStore(spec, prefix string, params seen.Params, so StoreOptions) (seen.S
 	case spec == "memory":
 		return seen.NewMemory(1 << 16), nil
 	case strings.HasPrefix(spec, "disk:"):
-		return openDiskStore(spec[5:], params, so)
+		return openDiskStore("disk", spec[5:], params, so)
+	case strings.HasPrefix(spec, "pebble:"):
+		return openDiskStore("pebble", spec[7:], params, so)
 	case isRedisURL(spec):
 		return linked.OpenRedis(spec, prefix, params, so)
 	}
-	return nil, errors.New("--store " + redisurl.Redact(spec) + ": want memory, disk:DIR, or a redis://, rediss:// or redis+cluster:// URL")
+	return nil, errors.New("--store " + redisurl.Redact(spec) + ": want memory, disk:DIR, pebble:DIR, or a redis://, rediss:// or redis+cluster:// URL")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/disk"
+	"github.com/uriscan/uriscan/seen/keylog"
 )
 
 // interopURIs are URIs in several spellings, with passwords (keyed
@@ -59,12 +60,26 @@ func libraryKeys(t *testing.T, h *normalize.Hasher, uris []string) []seen.Key {
 }
 
 // TestStoreInterop: a disk store written by a Go program through the
-// library's API (normalize.Hasher.Params, disk.Open) is accepted by
-// uriscan dedup with the same settings, and finds what the program
-// recorded; a store written by the command is accepted by the program and
-// holds the keys its hasher makes. Other settings, or a hasher with a
-// random key, are refused.
+// library's API (normalize.Hasher.Params, keylog.Open or disk.Open) is
+// accepted by uriscan dedup --store disk:DIR with the same settings (a
+// Pebble set an earlier version made included), and finds what the
+// program recorded; a store written by the command (disk:DIR, pebble:DIR)
+// is accepted by the program and holds the keys its hasher makes. Other
+// settings, or a hasher with a random key, are refused.
 func TestStoreInterop(t *testing.T) {
+	t.Run("keylog", func(t *testing.T) {
+		testStoreInterop(t, "disk:", func(dir string, p seen.Params) (seen.Set, error) {
+			return keylog.Open(dir, &keylog.Options{Params: p})
+		})
+	})
+	t.Run("pebble", func(t *testing.T) {
+		testStoreInterop(t, "pebble:", func(dir string, p seen.Params) (seen.Set, error) {
+			return disk.Open(dir, &disk.Options{Params: p})
+		})
+	})
+}
+
+func testStoreInterop(t *testing.T, cmdKind string, openLib func(dir string, p seen.Params) (seen.Set, error)) {
 	dir := t.TempDir()
 	keyFile := writeKey(t, dir)
 	key, err := normalize.ReadKeyFile(keyFile)
@@ -81,7 +96,7 @@ func TestStoreInterop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := disk.Open(lib, &disk.Options{Params: p})
+	set, err := openLib(lib, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +114,10 @@ func TestStoreInterop(t *testing.T) {
 
 	// The command first.
 	cmdStore := filepath.Join(dir, "cmd")
-	if code, _, errs := cli(t, strings.Join(a, "\n")+"\n", append([]string{"dedup", "--store", "disk:" + cmdStore}, flags...)...); code != 0 {
+	if code, _, errs := cli(t, strings.Join(a, "\n")+"\n", append([]string{"dedup", "--store", cmdKind + cmdStore}, flags...)...); code != 0 {
 		t.Fatalf("dedup: exit %d\n%s", code, errs)
 	}
-	set, err = disk.Open(cmdStore, &disk.Options{Params: p})
+	set, err = openLib(cmdStore, p)
 	if err != nil {
 		t.Fatalf("the library opening the command's store: %v", err)
 	}
@@ -120,7 +135,7 @@ func TestStoreInterop(t *testing.T) {
 	// Other settings are refused, naming the difference.
 	other, _ := normalize.NewHasher(key, normalize.Scheme)
 	op, _ := other.Params()
-	_, err = disk.Open(cmdStore, &disk.Options{Params: op})
+	_, err = openLib(cmdStore, op)
 	var pe *seen.ParamsError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "level=crawler") {
 		t.Errorf("the store with level scheme: %v, want a *ParamsError naming the level", err)
@@ -132,8 +147,8 @@ func TestStoreInterop(t *testing.T) {
 	if _, err := random.Params(); !errors.Is(err, normalize.ErrRandomKey) {
 		t.Errorf("Params of a random key: %v", err)
 	}
-	if _, err := disk.Open(filepath.Join(dir, "none"), nil); err == nil {
-		t.Error("disk.Open without Params succeeded")
+	if _, err := openLib(filepath.Join(dir, "none"), nil); err == nil {
+		t.Error("Open without Params succeeded")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "none")); !os.IsNotExist(err) {
 		t.Errorf("the refused Open made a directory: %v", err)

@@ -132,7 +132,7 @@ position and reason go to standard error.`,
 	},
 	{
 		name:     "dedup",
-		synopsis: "[--store memory|disk:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--extract] [--batch N] [--workers N] [FILE...]",
+		synopsis: "[--store memory|disk:DIR|pebble:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--extract] [--batch N] [--workers N] [FILE...]",
 		summary:  "write the first line of each equivalence class, in input order",
 		doc: `Writes each line whose normal form (--level, as for normalize) has not
 been seen before, in input order, and a summary on standard error: lines,
@@ -141,7 +141,10 @@ blank, invalid, unique, duplicates. Equivalence is decided on the keyed
 invalid ones are reported on standard error and counted, never written.
 
 The seen-set lives in memory (default), on local disk (disk:DIR, survives
-restarts) or in Redis / Valkey shared by many machines: redis://[USER:PASS@]
+restarts: a log of the keys, synced per batch, with an index in memory of
+10-21 bytes a key; pebble:DIR keeps a Pebble store instead, slower but for
+sets larger than memory; disk:DIR opens an earlier version's Pebble set as
+one) or in Redis / Valkey shared by many machines: redis://[USER:PASS@]
 HOST[:PORT][/DB] (rediss:// for TLS; query options as go-redis's ParseURL,
 plus prefix=P), several HOST:PORT separated by commas or redis+cluster:// for
 a Redis Cluster. A disk or Redis store needs --key-file, records the key's

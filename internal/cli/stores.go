@@ -8,7 +8,8 @@ import (
 )
 
 // Stores are the parts of the command that link heavy packages: the
-// persistent seen-sets (seen/disk: Pebble; seen/redis: go-redis) and the
+// persistent seen-sets (seen/keylog, seen/disk: Pebble, seen/redis:
+// go-redis) and the
 // CPU report of uriscan cpu (klauspost/cpuid, whose package init asks
 // the CPU, slow under a hypervisor). Go runs the init of every package a
 // binary links, so the lean cmd/uriscan, which must start as fast as a
@@ -16,13 +17,17 @@ import (
 // needs them is handed to cmd/uriscan-stores (see handOff), which passes
 // Main those of internal/cli/full. A nil field is one not linked in.
 type Stores struct {
-	// OpenDisk opens (or creates) the disk seen-set in dir.
+	// OpenDisk opens (or creates) the disk seen-set in dir: a key log,
+	// or the Pebble set an earlier run made there.
 	OpenDisk func(dir string, params seen.Params, o StoreOptions) (seen.Set, error)
+	// OpenPebble opens (or creates) the Pebble seen-set in dir.
+	OpenPebble func(dir string, params seen.Params, o StoreOptions) (seen.Set, error)
 	// OpenRedis opens the Redis seen-set url names, with key prefix
 	// prefix unless the URL sets one ("": the default).
 	OpenRedis func(url, prefix string, params seen.Params, o StoreOptions) (seen.Set, error)
-	// ErrDamaged is the error a damaged disk store is (errors.Is).
-	ErrDamaged error
+	// Damaged reports whether an error from OpenDisk or OpenPebble says
+	// the store is damaged.
+	Damaged func(error) bool
 	// CPU writes the CPU's description, a line(name, value) each: brand,
 	// vendor, model, cores, caches, the extensions uriscan can use.
 	CPU func(line func(name, value string))
@@ -39,10 +44,14 @@ type StoreOptions struct {
 	Recover, MustExist bool
 }
 
-// openDiskStore opens (or creates) the Pebble seen-set in dir.
-func openDiskStore(dir string, params seen.Params, so StoreOptions) (seen.Set, error) {
+// openDiskStore opens (or creates) the seen-set in dir that --store
+// kind:DIR names (kind disk or pebble).
+func openDiskStore(kind, dir string, params seen.Params, so StoreOptions) (seen.Set, error) {
 	if dir == "" {
-		return nil, errors.New("--store disk: needs a directory, as disk:DIR")
+		return nil, errors.New("--store " + kind + ": needs a directory, as " + kind + ":DIR")
+	}
+	if kind == "pebble" {
+		return linked.OpenPebble(dir, params, so)
 	}
 	return linked.OpenDisk(dir, params, so)
 }
@@ -64,6 +73,8 @@ func storeLinked(spec string) bool {
 	switch {
 	case strings.HasPrefix(spec, "disk:") && spec != "disk:":
 		return linked.OpenDisk != nil
+	case strings.HasPrefix(spec, "pebble:") && spec != "pebble:":
+		return linked.OpenPebble != nil
 	case isRedisURL(spec):
 		return linked.OpenRedis != nil
 	}

@@ -1,6 +1,6 @@
-// Package store holds what the persistent seen-sets (seen/disk,
-// seen/redis) share: the stored form of their Params and the checks of
-// their Params and Stamps.
+// Package store holds what the persistent seen-sets (seen/keylog,
+// seen/disk, seen/redis) share: the stored form of their Params, the
+// checks of their Params and Stamps, and the disk sets' state file.
 package store
 
 import (
