@@ -30,3 +30,19 @@ func Tmpfs(t testing.TB, size int64) string {
 	t.Cleanup(func() { exec.Command("umount", dir).Run() })
 	return dir
 }
+
+// DirBytes is the size of the files in dir (not in its subdirectories).
+func DirBytes(tb testing.TB, dir string) int64 {
+	tb.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var n int64
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+	}
+	return n
+}

@@ -123,7 +123,8 @@ import (
 //     next commit.
 //
 // The README gives keys per second at 10^5 to 10^8 keys
-// (BenchmarkDiskFrontier).
+// (BenchmarkFrontier in package seen/keylog, which runs this set beside
+// the key log).
 //
 // # Concurrency
 //
@@ -223,7 +224,7 @@ type Options struct {
 	// million keys) to 64 MiB (16 million keys and more). Larger
 	// memtables make each insert cost more but flushes and compactions
 	// fewer: at 10 million keys, 64 MiB takes a new key about twice as
-	// fast as 4 MiB (BenchmarkDiskFrontier), for about 70 MB more on disk.
+	// fast as 4 MiB (BenchmarkFrontier in seen/keylog), for about 70 MB more on disk.
 	MemTableSize uint64
 	// NoSync commits without waiting for fsync. Keys reported as new then
 	// survive a crash of the process but not a crash of the operating

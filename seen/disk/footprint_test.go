@@ -1,6 +1,7 @@
 package disk_test
 
 import (
+	"github.com/uriscan/uriscan/internal/testfs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,22 +10,6 @@ import (
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/disk"
 )
-
-// dirBytes is the size of dir's files.
-func dirBytes(tb testing.TB, dir string) int64 {
-	tb.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var n int64
-	for _, e := range entries {
-		if fi, err := e.Info(); err == nil && !fi.IsDir() {
-			n += fi.Size()
-		}
-	}
-	return n
-}
 
 // BenchmarkDiskFootprint fills a disk set with N random keys in synced
 // batches of 8192 and reports its size on disk per key while open
@@ -57,7 +42,7 @@ func BenchmarkDiskFootprint(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				open := dirBytes(b, dir)
+				open := testfs.DirBytes(b, dir)
 				b.StopTimer()
 				start := time.Now()
 				if err := d.Verify(); err != nil {
@@ -68,7 +53,7 @@ func BenchmarkDiskFootprint(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ReportMetric(float64(open)/float64(n), "disk-B/key")
-				b.ReportMetric(float64(dirBytes(b, dir))/float64(n), "closed-B/key")
+				b.ReportMetric(float64(testfs.DirBytes(b, dir))/float64(n), "closed-B/key")
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")

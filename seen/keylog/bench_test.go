@@ -3,6 +3,7 @@ package keylog_test
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/uriscan/uriscan/internal/testfs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,7 +205,7 @@ func benchFrontier(b *testing.B, fs *frontierSet, newPct int) {
 		b.ReportMetric(float64(keylog.IndexBytes(s))/float64(s.Len()), "mem-B/key")
 	}
 	if fs.dir != "" {
-		b.ReportMetric(float64(dirBytes(b, filepath.Join(fs.dir, "set")))/float64(fs.set.Len()), "disk-B/key")
+		b.ReportMetric(float64(testfs.DirBytes(b, filepath.Join(fs.dir, "set")))/float64(fs.set.Len()), "disk-B/key")
 	}
 }
 
@@ -215,22 +216,6 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// dirBytes is the size of dir's files.
-func dirBytes(tb testing.TB, dir string) int64 {
-	tb.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var n int64
-	for _, e := range entries {
-		if fi, err := e.Info(); err == nil && !fi.IsDir() {
-			n += fi.Size()
-		}
-	}
-	return n
 }
 
 // BenchmarkOpen opens a closed set of N keys: the whole log read, every

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/uriscan/uriscan/internal/atomicfile"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/internal/store"
 )
@@ -483,19 +484,7 @@ func makeLog(dir, id string, params seen.Params) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return atomicfile.SyncDir(dir)
 }
 
 // mapFor makes s.data cover at least size bytes of the log: a mapping
