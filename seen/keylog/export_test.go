@@ -27,3 +27,11 @@ func SetStateEvery(d time.Duration) func() {
 	stateEvery = d
 	return func() { stateEvery = old }
 }
+
+// SetNoMap makes the sets opened from now on keep a copy of their log in
+// memory instead of mapping it (the path of systems that map nothing),
+// returning a function that restores the default.
+func SetNoMap() func() {
+	noMap = true
+	return func() { noMap = false }
+}

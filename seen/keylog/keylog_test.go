@@ -20,3 +20,13 @@ func TestSuite(t *testing.T) {
 		return s
 	})
 }
+
+// TestCopy runs the suite, and a reopen, with the log kept as a copy in
+// memory (systems that map nothing) instead of a mapping.
+func TestCopy(t *testing.T) {
+	defer keylog.SetNoMap()()
+	TestSuite(t)
+	TestReopen(t)
+	TestMigration(t)
+	TestTornTail(t)
+}
