@@ -222,7 +222,9 @@ func FuzzSURT(f *testing.F) {
 //   - "www": massageHost removes one www\d*\. label, and the next pass the
 //     next one; it runs after the IPv4 step, so "www.1.2" leaves "1.2",
 //     which the next pass reads as 1.0.0.2.
-//   - "dots": each ".." of the host becomes "." once per pass.
+//   - "dots": each ".." of the host becomes "." once per pass, and the
+//     dots are stripped from its ends before massageHost, so "www...a"
+//     gives "www..a", then ".a", whose leading dot the next pass strips.
 //   - "session id": a session id that the last-occurrence rule left in
 //     the path or query, or that sorting the query made whole
 //     ("cftoken=1&cfid=2" sorts to "cfid=2&cftoken=1").
@@ -264,7 +266,7 @@ func surtNotFixed(raw, u []byte) string {
 	if surtWWW.Match(h) || surtWWW.Match(bytes.ToLower(host)) && surtDigitsDots.Match(h) {
 		return "www"
 	}
-	if bytes.Contains(h, []byte("..")) {
+	if bytes.Contains(h, []byte("..")) || bytes.HasPrefix(h, []byte(".")) {
 		return "dots"
 	}
 	if surtHighEscape.Match(h) {
