@@ -1,30 +1,15 @@
 //go:build gc && !purego
 
+#include "go_asm.h"
 #include "textflag.h"
 
-// uriFields offsets (uri.go; batch_fast.go checks them): the record's
-// start and end, the span of each component, then defined, hostType,
-// portOK and port in one word.
-#define U_START 0
-#define U_END 4
-#define U_SCHEME 8
-#define U_HOST 24
-#define U_PATH 40
-#define U_QUERY 48
-#define U_FRAG 56
-#define U_FLAGS 64
-#define U_SIZE 72
-
-// fastBatchLen records.
-#define OUT_BYTES (32*U_SIZE)
-
-// The U_FLAGS word: defined bits (scheme 1, host 4, path 16, query 32,
-// fragment 64) and hostType RegName (1) in the second byte; portOK and
-// port zero.
-#define FLAGS_PATH $0x115
-#define FLAGS_QUERY $0x135
-#define FLAGS_FRAGMENT $0x155
-#define FLAGS_BOTH $0x175
+// Every offset, size, flags word and stop code here comes from go_asm.h:
+// uriFields_* and span_end from the types, const_fastOff* (the spans),
+// const_fastFlags* (the word at uriFields.defined), const_fastOutBytes and
+// const_fastStop* from batch_fast.go, blockMasks_* from scan_generic.go.
+// A record's tail events (at most two offsets) are parked in its query
+// and fragment spans, their count in the flags word, until its end is
+// known; every path that stores a record writes both spans and the word.
 
 // WORD sets dst to the 64 mask bits of blockMasks field off from bit sh
 // (AX) of the block at DX, continued in the next block (field hioff from
@@ -38,7 +23,7 @@
 	ORQ   tmp, dst         \
 	BZHIQ R8, dst, dst
 
-// func fastBatchBMI2(m *[winBlocks+1]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]fastRec) (n, stop int)
+// func fastBatchBMI2(m *[winBlocks+1]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]uriFields) (n, stop int)
 //
 // The same steps as (*walker).fast for its most common shape; any record
 // that needs more leaves the loop, and Go takes it.
@@ -48,7 +33,7 @@ TEXT ·fastBatchBMI2(SB), NOSPLIT, $8-72
 	MOVQ pos+40(FP), BX
 	MOVQ out+48(FP), R10
 	MOVQ $0, n+56(FP)
-	LEAQ OUT_BYTES(R10), R9
+	LEAQ const_fastOutBytes(R10), R9
 	MOVQ R9, outend-8(SP)
 
 loop:
@@ -56,7 +41,7 @@ loop:
 	JAE  full
 
 	// The record's block k in the window, and its offset sh in it. The
-	// block after it is 40 bytes on: m[nblk] is all zeros.
+	// block after it is blockMasks__size bytes on: m[nblk] is all zeros.
 	MOVQ BX, AX
 	SUBQ win+16(FP), AX
 	MOVQ AX, CX
@@ -64,14 +49,14 @@ loop:
 	CMPQ CX, nblk+8(FP)
 	JAE  window
 	ANDQ $63, AX
-	LEAQ (CX)(CX*4), DX
-	LEAQ (DI)(DX*8), DX     // &m[k] (40-byte blockMasks)
+	IMUL3Q $blockMasks__size, CX, DX
+	ADDQ   DI, DX           // &m[k]
 	MOVQ AX, R12
 	XORQ $63, R12
 
 	// n: the record's length, its "\n" in the first 64 bytes.
-	SHRXQ  AX, 16(DX), R8
-	MOVQ   56(DX), R9
+	SHRXQ  AX, blockMasks_newline(DX), R8
+	MOVQ   blockMasks__size+blockMasks_newline(DX), R9
 	ADDQ   R9, R9
 	SHLXQ  R12, R9, R9
 	ORQ    R9, R8
@@ -85,12 +70,12 @@ loop:
 	JAE    done             // or the input ends first: Go
 
 found:
-	WORD(0, 40, R11, R9)    // invalid: none allowed
+	WORD(blockMasks_invalid, blockMasks__size+blockMasks_invalid, R11, R9) // none allowed
 	TESTQ R11, R11
 	JNZ   done
-	WORD(8, 48, R11, R9)    // structural
-	WORD(32, 72, R13, R9)   // delim
-	WORD(24, 64, R9, CX)    // tail
+	WORD(blockMasks_structural, blockMasks__size+blockMasks_structural, R11, R9)
+	WORD(blockMasks_delim, blockMasks__size+blockMasks_delim, R13, R9)
+	WORD(blockMasks_tail, blockMasks__size+blockMasks_tail, R9, CX)
 
 	// scheme ":" with scheme "http", "https" or "file".
 	TZCNTQ R11, AX          // f: the first structural byte
@@ -150,30 +135,30 @@ hostok:
 	SHLXQ R12, R11, R11
 	ANDQ  R11, R9           // the tail events after the host
 
-	MOVL BX, U_START(R10)
-	MOVL BX, U_SCHEME(R10)
+	MOVL BX, uriFields_start(R10)
+	MOVL BX, const_fastOffScheme(R10)
 	LEAQ (BX)(AX*1), R11
-	MOVL R11, U_SCHEME+4(R10)
+	MOVL R11, const_fastOffScheme+span_end(R10)
 	LEAQ 3(BX)(AX*1), R11
-	MOVL R11, U_HOST(R10)
+	MOVL R11, const_fastOffHost(R10)
 	LEAQ (BX)(R12*1), R11
-	MOVL R11, U_HOST+4(R10)
-	MOVL R11, U_PATH(R10)
+	MOVL R11, const_fastOffHost+span_end(R10)
+	MOVL R11, const_fastOffPath(R10)
 
 	// The tail events (at most two, offsets in the record) wait in the
 	// query and fragment spans, their count in the flags word, until the
 	// record's end is known.
-	MOVL   $0, U_FLAGS(R10)
+	MOVL   $0, uriFields_defined(R10)
 	TESTQ  R9, R9
 	JZ     events
 	TZCNTQ R9, R13
-	MOVL   R13, U_QUERY(R10)
-	MOVL   $1, U_FLAGS(R10)
+	MOVL   R13, const_fastOffQuery(R10)
+	MOVL   $1, uriFields_defined(R10)
 	BLSRQ  R9, R9
 	JZ     events
 	TZCNTQ R9, R13
-	MOVL   R13, U_FRAG(R10)
-	MOVL   $2, U_FLAGS(R10)
+	MOVL   R13, const_fastOffFrag(R10)
+	MOVL   $2, uriFields_defined(R10)
 	BLSRQ  R9, R9
 	JNZ    done
 
@@ -198,21 +183,21 @@ longloop:
 	SHRQ $6, R8             // its first block
 	CMPQ R8, nblk+8(FP)
 	JAE  window
-	LEAQ (R8)(R8*4), R8
-	LEAQ (DI)(R8*8), R8
-	LEAQ 40(R8), R9         // the next block, or the zero m[nblk]
+	IMUL3Q $blockMasks__size, R8, R8
+	ADDQ   DI, R8
+	LEAQ   blockMasks__size(R8), R9 // the next block, or the zero m[nblk]
 
 	// nn: the "\n" in this word, 64 if none
-	SHRXQ  AX, 16(R8), R11
-	MOVQ   16(R9), R13
+	SHRXQ  AX, blockMasks_newline(R8), R11
+	MOVQ   blockMasks_newline(R9), R13
 	ADDQ   R13, R13
 	SHLXQ  R12, R13, R13
 	ORQ    R13, R11
 	TZCNTQ R11, R11
 
 	// no invalid byte before it
-	SHRXQ AX, 0(R8), DX
-	MOVQ  0(R9), R13
+	SHRXQ AX, blockMasks_invalid(R8), DX
+	MOVQ  blockMasks_invalid(R9), R13
 	ADDQ  R13, R13
 	SHLXQ R12, R13, R13
 	ORQ   R13, DX
@@ -220,8 +205,8 @@ longloop:
 	JNZ   done
 
 	// its tail events
-	SHRXQ AX, 24(R8), DX
-	MOVQ  24(R9), R13
+	SHRXQ AX, blockMasks_tail(R8), DX
+	MOVQ  blockMasks_tail(R9), R13
 	ADDQ  R13, R13
 	SHLXQ R12, R13, R13
 	ORQ   R13, DX
@@ -231,19 +216,19 @@ longloop:
 longev:
 	TZCNTQ DX, R13
 	ADDQ   CX, R13
-	MOVL   U_FLAGS(R10), R8
+	MOVL   uriFields_defined(R10), R8
 	CMPL   R8, $1
 	JA     done             // a third event
 	JEQ    longev2
-	MOVL   R13, U_QUERY(R10)
+	MOVL   R13, const_fastOffQuery(R10)
 	JMP    longev1
 
 longev2:
-	MOVL R13, U_FRAG(R10)
+	MOVL R13, const_fastOffFrag(R10)
 
 longev1:
 	INCL  R8
-	MOVL  R8, U_FLAGS(R10)
+	MOVL  R8, uriFields_defined(R10)
 	BLSRQ DX, DX
 	JNZ   longev
 
@@ -261,38 +246,38 @@ longend:
 	// must be "?" or "#"; after a "?", only one "#" may follow.
 finish:
 	LEAQ  (BX)(R8*1), R11
-	MOVL  R11, U_END(R10)
-	MOVL  U_FLAGS(R10), R13
+	MOVL  R11, uriFields_end(R10)
+	MOVL  uriFields_defined(R10), R13
 	TESTL R13, R13
 	JNZ   withevents
-	MOVL  R11, U_PATH+4(R10)
-	MOVQ  FLAGS_PATH, U_FLAGS(R10)
+	MOVL  R11, const_fastOffPath+span_end(R10)
+	MOVQ  $const_fastFlagsPath, uriFields_defined(R10)
 	JMP   next
 
 withevents:
-	MOVL U_QUERY(R10), CX
+	MOVL const_fastOffQuery(R10), CX
 	LEAQ (BX)(CX*1), R9
-	MOVL R9, U_PATH+4(R10)
+	MOVL R9, const_fastOffPath+span_end(R10)
 	INCL R9                 // where a query or fragment starts
 	CMPB (DX)(CX*1), $0x3f
 	JNE  fragment
-	MOVL R9, U_QUERY(R10)
+	MOVL R9, const_fastOffQuery(R10)
 	CMPL R13, $1
 	JNE  queryfragment
-	MOVL R11, U_QUERY+4(R10)
-	MOVQ FLAGS_QUERY, U_FLAGS(R10)
+	MOVL R11, const_fastOffQuery+span_end(R10)
+	MOVQ $const_fastFlagsQuery, uriFields_defined(R10)
 	JMP  next
 
 queryfragment:
-	MOVL U_FRAG(R10), CX
+	MOVL const_fastOffFrag(R10), CX
 	CMPB (DX)(CX*1), $0x23
 	JNE  done
 	LEAQ (BX)(CX*1), R13
-	MOVL R13, U_QUERY+4(R10)
+	MOVL R13, const_fastOffQuery+span_end(R10)
 	INCL R13
-	MOVL R13, U_FRAG(R10)
-	MOVL R11, U_FRAG+4(R10)
-	MOVQ FLAGS_BOTH, U_FLAGS(R10)
+	MOVL R13, const_fastOffFrag(R10)
+	MOVL R11, const_fastOffFrag+span_end(R10)
+	MOVQ $const_fastFlagsBoth, uriFields_defined(R10)
 	JMP  next
 
 fragment:
@@ -300,26 +285,26 @@ fragment:
 	JNE  done
 	CMPB (DX)(CX*1), $0x23
 	JNE  done
-	MOVL R9, U_FRAG(R10)
-	MOVL R11, U_FRAG+4(R10)
-	MOVQ FLAGS_FRAGMENT, U_FLAGS(R10)
+	MOVL R9, const_fastOffFrag(R10)
+	MOVL R11, const_fastOffFrag+span_end(R10)
+	MOVQ $const_fastFlagsFragment, uriFields_defined(R10)
 
 next:
 	LEAQ 1(BX)(R8*1), BX
-	ADDQ $U_SIZE, R10
+	ADDQ $uriFields__size, R10
 	INCQ n+56(FP)
 	JMP  loop
 
 full:
-	MOVQ $0, R11
+	MOVQ $const_fastStopFull, R11
 	JMP  ret
 
 window:
-	MOVQ $1, R11
+	MOVQ $const_fastStopWindow, R11
 	JMP  ret
 
 done:
-	MOVQ $2, R11
+	MOVQ $const_fastStopShape, R11
 
 ret:
 	MOVQ R11, stop+64(FP)

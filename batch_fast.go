@@ -2,7 +2,8 @@ package uriscan
 
 import "unsafe"
 
-// Why the batch assembly stopped.
+// Why the batch assembly stopped (batch_amd64.s returns these, as
+// const_fastStop* from go_asm.h).
 const (
 	fastStopFull   = iota // out is full
 	fastStopWindow        // the next record may go on past the window
@@ -13,15 +14,37 @@ const (
 // as uriFields (72 bytes each, read back while still in L1).
 const fastBatchLen = 32
 
-// batch_amd64.s writes uriFields with this layout: start 0, end 4, the
-// span of component c at 8+8c, defined 64, hostType 65, portOK 66, port 68.
+// What batch_amd64.s writes into a uriFields, derived here from its
+// layout so that the assembly types none of it (go_asm.h gives each as
+// const_fast...; span_end and uriFields_* come from the types).
+const (
+	// fastOffScheme and the others are the byte offsets of the
+	// components' spans in a uriFields.
+	fastOffScheme = unsafe.Offsetof(uriFields{}.spans) + uintptr(Scheme)*unsafe.Sizeof(span{})
+	fastOffHost   = unsafe.Offsetof(uriFields{}.spans) + uintptr(Host)*unsafe.Sizeof(span{})
+	fastOffPath   = unsafe.Offsetof(uriFields{}.spans) + uintptr(Path)*unsafe.Sizeof(span{})
+	fastOffQuery  = unsafe.Offsetof(uriFields{}.spans) + uintptr(Query)*unsafe.Sizeof(span{})
+	fastOffFrag   = unsafe.Offsetof(uriFields{}.spans) + uintptr(Fragment)*unsafe.Sizeof(span{})
+
+	// The assembly writes one 8-byte word at uriFields.defined: the
+	// defined bits, then hostType RegName; portOK, port and grammar
+	// (RFC3986) zero. One word per shape of record it takes.
+	fastFlagsPath     = 1<<Scheme | 1<<Host | 1<<Path | uint64(RegName)<<(8*fastHostTypeShift)
+	fastFlagsQuery    = fastFlagsPath | 1<<Query
+	fastFlagsFragment = fastFlagsPath | 1<<Fragment
+	fastFlagsBoth     = fastFlagsPath | 1<<Query | 1<<Fragment
+	fastHostTypeShift = unsafe.Offsetof(uriFields{}.hostType) - unsafe.Offsetof(uriFields{}.defined)
+
+	// fastOutBytes is the size of a batch's out array.
+	fastOutBytes = fastBatchLen * unsafe.Sizeof(uriFields{})
+)
+
+// The flags word covers defined, hostType, portOK, port and grammar, and
+// nothing else: each starts within the 8 bytes after defined, and the
+// struct ends with them.
 var (
-	_ [unsafe.Offsetof(uriFields{}.spans) - 8]struct{}
-	_ [8 - unsafe.Offsetof(uriFields{}.spans)]struct{}
-	_ [unsafe.Offsetof(uriFields{}.defined) - 64]struct{}
-	_ [64 - unsafe.Offsetof(uriFields{}.defined)]struct{}
-	_ [unsafe.Offsetof(uriFields{}.port) - 68]struct{}
-	_ [68 - unsafe.Offsetof(uriFields{}.port)]struct{}
-	_ [unsafe.Sizeof(uriFields{}) - 72]struct{}
-	_ [72 - unsafe.Sizeof(uriFields{})]struct{}
+	_ [8 - (unsafe.Offsetof(uriFields{}.grammar) + unsafe.Sizeof(uriFields{}.grammar) - unsafe.Offsetof(uriFields{}.defined))]struct{}
+	_ [unsafe.Sizeof(uriFields{}) - unsafe.Offsetof(uriFields{}.defined) - 8]struct{}
+	_ [8 - (unsafe.Sizeof(uriFields{}) - unsafe.Offsetof(uriFields{}.defined))]struct{}
+	_ [-int(RFC3986)]struct{} // a zero grammar is RFC 3986's
 )
