@@ -49,7 +49,10 @@ import (
 // rotating disks), so bulk work should go through AddBatch, Contains and
 // Insert with batches of thousands of keys. Options.NoSync trades the
 // guarantee for speed: keys then survive a crash of the process but not of
-// the operating system.
+// the operating system, and after one the log may even be refused as
+// damaged (the system may write a later record before an earlier one);
+// the log is synced at Close and before each refresh of the state file's
+// count, so that count is never ahead of the disk.
 //
 // # Identity, count and damage
 //
@@ -97,8 +100,9 @@ import (
 // A Set is safe for concurrent use: the calls are serialized by a mutex
 // held across the look-ups and the synced write. Len may be called at
 // any time. Only one Set may have a directory open at a time, in this
-// process or any other (the set locks uriscan-seen.lock): a second Open
-// fails with an error wrapping ErrLocked.
+// process or any other (the set flocks uriscan-seen.lock on Unix systems;
+// elsewhere only this process is kept out): a second Open fails with an
+// error wrapping ErrLocked.
 type Set struct {
 	mu     sync.Mutex
 	dir    string // as given, for messages
@@ -140,7 +144,8 @@ type stats struct {
 type Options struct {
 	// NoSync writes without waiting for fsync: keys reported as new then
 	// survive a crash of the process but not a crash of the operating
-	// system or a power loss. See Set.
+	// system or a power loss, after which the set may be refused as
+	// damaged. See "Durability" on Set.
 	NoSync bool
 	// Params says how the set's keys are made (normalize.Hasher.Params):
 	// recorded in a new set and checked against the record of an existing
@@ -705,6 +710,7 @@ func (s *Set) add(keys []seen.Key, isNew []bool) (err error) {
 		return nil
 	}
 	if s.end+1+int64(len(keys)) > maxUnits {
+		// (Not a failure of the store: the set goes on answering.)
 		return fmt.Errorf("seen: %s: the log is full (%d units of 16 bytes; a log holds at most %d)", s.name(), s.end, int64(maxUnits))
 	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
