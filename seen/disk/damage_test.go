@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/seen"
@@ -225,7 +226,7 @@ func TestDiskDamage(t *testing.T) {
 	for _, mode := range []string{"close", "exit"} {
 		for _, dm := range damages {
 			t.Run(mode+"/"+dm.name, func(t *testing.T) {
-				dir := filepath.Join(t.TempDir(), "set")
+				dir := filepath.Join(damageTempDir(t), "set")
 				damageRun(t, dir, "close", 0)
 				damageRun(t, dir, mode, damageBatches*damageBatch)
 				var files []string
@@ -336,4 +337,25 @@ func TestDiskInterruptedCreate(t *testing.T) {
 	must(t, d.Close())
 	must(t, os.WriteFile(filepath.Join(mnt, ".DS_Store"), []byte("x"), 0o644))
 	openDisk(t, mnt, anyParams).Close()
+}
+
+// damageTempDir is a temporary directory removed after the test, retrying
+// for a few seconds: an Open refused for damage that Pebble found may leave
+// its background work (a compaction) writing there for a moment, which
+// t.TempDir's removal reports as a failure of the test.
+func damageTempDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "TestDiskDamage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("left %s: still written to after 5 s", dir)
+	})
+	return dir
 }
