@@ -48,3 +48,51 @@ var (
 	_ [8 - (unsafe.Sizeof(uriFields{}) - unsafe.Offsetof(uriFields{}.defined))]struct{}
 	_ [-int(RFC3986)]struct{} // a zero grammar is RFC 3986's
 )
+
+// The Go reference of the batch assembly. fastBatchBMI2 is specified as
+// fastBatchRef: the Go fast path (fast), restricted to the records
+// batchShape admits. The differential tests (TestFastBatchRef,
+// FuzzFastBatch) compare the two record by record: n, stop and every
+// defined component, on every record of every input they scan.
+
+// batchShape reports whether a record that fast took has the shape the
+// batch assembly takes:
+//
+//	("http" / "https" / "file") "://" reg-name path [ "?" query ] [ "#" fragment ]
+//
+// with a host that mayBeIPv4 lets through left to Go (the assembly does
+// not run isIPv4). Every other condition (the record's "\n" in the
+// window, no invalid byte, at most two tail events, a long record's host
+// in its first 64 bytes) is fast's own.
+func batchShape(u *URI) bool {
+	return u.defined&(1<<Scheme|1<<Host) == 1<<Scheme|1<<Host &&
+		commonScheme(u.Get(Scheme)) && !mayBeIPv4(u.Get(Host))
+}
+
+// fastBatchRef is what fastBatchBMI2 must do, written with fast: it takes
+// records from pos into out while fast takes them and batchShape admits
+// them, and says why it stopped as fastBatchBMI2 does (fastStopFull,
+// fastStopWindow when fast needs a window that starts at the record and
+// what it read of it is in shape, fastStopShape otherwise). Only the defined components, start, end and
+// the flags of each record are specified: the assembly leaves other spans
+// as it likes.
+func (w *walker) fastBatchRef(pos int, out *[fastBatchLen]uriFields) (n, stop int) {
+	u := URI{src: w.src}
+	for ; n < fastBatchLen; n++ {
+		u.defined, u.hostType, u.portOK, u.port = 0, NoHost, false, 0
+		end, ok := w.fast(&u, pos)
+		switch {
+		case end == fastWindowEnd && (u.defined == 0 || batchShape(&u)):
+			// The record may run past the window (its head, when fast
+			// read it, in shape): the assembly, too, decides the shape of
+			// a long record's first 64 bytes before it follows the rest.
+			return n, fastStopWindow
+		case !ok || !batchShape(&u):
+			return n, fastStopShape
+		}
+		u.start, u.end = int32(pos), int32(end)
+		out[n] = u.uriFields
+		pos = end + 1
+	}
+	return n, fastStopFull
+}

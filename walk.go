@@ -191,7 +191,7 @@ func (w *walker) walk(u *URI, start int) int {
 			pend = p
 		}
 	}
-	if sch := src[start:p]; sch != "https" && sch != "http" { // the common ones need no check
+	if !commonScheme(src[start:p]) { // the common ones need no check
 		w.checkScheme(start, p)
 	}
 	u.set(Scheme, start, p)
@@ -399,7 +399,7 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 	// first. (The second shift is split so that no count reaches 64.)
 	sh := r % blockSize
 	up := 63 - sh
-	nl := lo.newline>>sh | hi.newline<<1<<up
+	nl := join(lo.newline, hi.newline, sh, up)
 	// n is the record's length, in its bytes in the first word; a long
 	// record (no "\n" in its first 64 bytes) is taken only when all of
 	// them are input.
@@ -412,12 +412,12 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 	} else if start+blockSize >= len(w.src) {
 		return 0, false // the end of the input
 	}
-	if (lo.invalid>>sh|hi.invalid<<1<<up)&in != 0 {
+	if join(lo.invalid, hi.invalid, sh, up)&in != 0 {
 		return 0, false
 	}
 	e := start + int(n)
 	s0 := int32(start)
-	st := (lo.structural>>sh | hi.structural<<1<<up) & in
+	st := join(lo.structural, hi.structural, sh, up) & in
 	if st == 0 { // no structural byte: path-noscheme, path-empty
 		if long {
 			return 0, false
@@ -442,7 +442,7 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 	}
 	if p+1 < n && at(p) == '/' && at(p+1) == '/' {
 		a := p + 2
-		end := (lo.delim>>sh | hi.delim<<1<<up) & in >> a << a
+		end := join(lo.delim, hi.delim, sh, up) & in >> a << a
 		p = min(uint(bits.TrailingZeros64(end)), n)
 		if long && p == n || st>>a<<a&(uint64(1)<<p-1) != 0 {
 			return 0, false // userinfo, port, IP-literal or pct-encoded
@@ -450,13 +450,13 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 		u.spans[Host] = span{s0 + int32(a), s0 + int32(p)}
 		defined |= 1 << Host
 		u.hostType = RegName
-		if p-a >= 7 && at(p-1) <= '9' {
-			u.hostType = regNameKind(unsafe.String((*byte)(unsafe.Add(rec, a)), p-a))
+		if h := unsafe.String((*byte)(unsafe.Add(rec, a)), p-a); mayBeIPv4(h) { // regNameKind, inlined
+			u.hostType = dottedKind(h)
 		}
 	}
 	// The tail events (? # % [ ]) after the path's start: at most two,
 	// the first to end the path.
-	tail := (lo.tail>>sh | hi.tail<<1<<up) & in >> p << p
+	tail := join(lo.tail, hi.tail, sh, up) & in >> p << p
 	if tail == 0 && !long { // the common case: the path runs to the end
 		u.spans[Path] = span{s0 + int32(p), int32(e)}
 		u.defined = defined
@@ -471,6 +471,9 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 		ev[nev], nev = uint(bits.TrailingZeros64(tail)), nev+1
 	}
 	if long {
+		// The head is in shape: say so, for fastBatchRef to tell a record
+		// it declines from one that only runs past the window.
+		u.defined = defined
 		var ok bool
 		if e, nev, ok = w.fastEnd(k, sh, start, &ev, nev); !ok {
 			return e, false
@@ -520,15 +523,15 @@ func (w *walker) fastEnd(k, sh uint, start int, ev *[2]uint, nev int) (int, int,
 			return fastWindowEnd, 0, false
 		}
 		lo, hi := &w.m[kj%winBlocks], &w.m[kj%winBlocks+1]
-		nl := lo.newline>>sh | hi.newline<<1<<up
+		nl := join(lo.newline, hi.newline, sh, up)
 		in := ^uint64(0)
 		if nl != 0 {
 			in = uint64(1)<<bits.TrailingZeros64(nl) - 1
 		}
-		if (lo.invalid>>sh|hi.invalid<<1<<up)&in != 0 {
+		if join(lo.invalid, hi.invalid, sh, up)&in != 0 {
 			return 0, 0, false
 		}
-		for tail := (lo.tail>>sh | hi.tail<<1<<up) & in; tail != 0; tail &= tail - 1 {
+		for tail := join(lo.tail, hi.tail, sh, up) & in; tail != 0; tail &= tail - 1 {
 			if nev == len(ev) {
 				return 0, 0, false
 			}
@@ -541,21 +544,34 @@ func (w *walker) fastEnd(k, sh uint, start int, ev *[2]uint, nev int) (int, int,
 }
 
 // fastScheme reports whether the f bytes at rec, before a ':', are a
-// scheme, with http, https and file decided by one 4-byte compare.
+// scheme, the common ones decided by commonScheme's one compare.
 func fastScheme(rec unsafe.Pointer, f uint) bool {
-	if f-4 <= 1 {
-		switch binary.LittleEndian.Uint32(unsafe.Slice((*byte)(rec), 4)) {
-		case 'h' | 't'<<8 | 't'<<16 | 'p'<<24:
-			if f == 4 || *(*byte)(unsafe.Add(rec, 4)) == 's' {
-				return true
-			}
-		case 'f' | 'i'<<8 | 'l'<<16 | 'e'<<24:
-			if f == 4 {
-				return true
-			}
-		}
+	s := unsafe.String((*byte)(rec), f)
+	return commonScheme(s) || schemeBad(s) < 0
+}
+
+// commonScheme reports whether s is "http", "https" or "file", the
+// schemes every path (the walk, fast, the batch assembly's batchShape)
+// takes without checking them byte by byte: one 4-byte compare.
+func commonScheme(s string) bool {
+	if uint(len(s))-4 > 1 {
+		return false
 	}
-	return schemeBad(unsafe.String((*byte)(rec), f)) < 0
+	switch binary.LittleEndian.Uint32(unsafe.Slice(unsafe.StringData(s), 4)) {
+	case 'h' | 't'<<8 | 't'<<16 | 'p'<<24:
+		return len(s) == 4 || s[4] == 's'
+	case 'f' | 'i'<<8 | 'l'<<16 | 'e'<<24:
+		return len(s) == 4
+	}
+	return false
+}
+
+// join is the word of 64 mask bits from bit sh of block lo, continued in
+// block hi (up = 63 - sh: the second shift is split so that no count
+// reaches 64), as fast, fastEnd and the batch assembly's WORD read a
+// record that starts anywhere in a block.
+func join(lo, hi uint64, sh, up uint) uint64 {
+	return lo>>sh | hi<<1<<up
 }
 
 // schemeBad returns the index of the first byte of s that breaks
@@ -796,13 +812,31 @@ func checkIPv6(s string) (errCode, int) {
 
 // regNameKind returns the type of a host that is not an IP-literal:
 // first-match-wins (§3.2.2) makes it IPv4 when it matches IPv4address,
-// else reg-name. The inlined length and last-byte test keeps the call to
-// isIPv4 off the path of ordinary host names.
+// else reg-name. mayBeIPv4 keeps the call to isIPv4 off the path of
+// ordinary host names.
 func regNameKind(h string) HostType {
-	if len(h) < 7 || h[len(h)-1] > '9' || !isIPv4(h) {
+	if !mayBeIPv4(h) {
 		return RegName
 	}
-	return IPv4
+	return dottedKind(h)
+}
+
+// dottedKind is regNameKind for a host mayBeIPv4 let through, kept out
+// of line so that fast's copy of regNameKind stays small.
+//
+//go:noinline
+func dottedKind(h string) HostType {
+	if isIPv4(h) {
+		return IPv4
+	}
+	return RegName
+}
+
+// mayBeIPv4 is the filter every path applies before isIPv4 (the batch
+// assembly refuses the host instead): an IPv4address has 7 bytes or more
+// and ends in a digit, so a host shorter or ending above '9' is a reg-name.
+func mayBeIPv4(h string) bool {
+	return len(h) >= 7 && h[len(h)-1] <= '9'
 }
 
 // isIPv4 reports whether s matches
