@@ -25,7 +25,7 @@
 // reading the byte at each to learn which delimiter it is, and checks the
 // few short ranges that need more than a byte class (scheme, port, IP
 // literals, the two hex digits after "%"). The scalar kernel in
-// scan_generic.go is the reference that every SIMD kernel must equal.
+// classify_generic.go is the reference that every SIMD kernel must equal.
 //
 // LineScanner is the batch form: a buffer or stream of newline-separated
 // references is classified once, window by window, and the walk takes the

@@ -75,7 +75,7 @@ type URI struct {
 }
 
 // uriFields is a URI without its text: offsets and flags only, so the
-// batch assembly writes them (batch_amd64.s knows this layout; a test
+// batch assembly writes them (fastbatch_amd64.s knows this layout; a test
 // checks it) and a LineScanner copies them into its URI with no pointer.
 type uriFields struct {
 	start, end int32 // the reference is src[start:end]

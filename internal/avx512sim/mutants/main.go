@@ -1,5 +1,5 @@
 // Command mutants shows that the interpreted AVX-512 kernel test is not
-// vacuous: it copies the module, breaks scan_avx512_amd64.s in one way per
+// vacuous: it copies the module, breaks classify_avx512_amd64.s in one way per
 // mutant (the ways a real mistake would take), runs the interpreter tests
 // on each copy, and fails unless every mutant makes them fail while the
 // unchanged copy passes. `make test-avx512-mutants` runs it (CI too).
@@ -21,7 +21,7 @@ import (
 )
 
 const (
-	kernelFile = "scan_avx512_amd64.s"
+	kernelFile = "classify_avx512_amd64.s"
 	testRun    = "^TestAVX512Interpreted"
 )
 

@@ -6,7 +6,7 @@
 // Every offset, size, flags word and stop code here comes from go_asm.h:
 // uriFields_* and span_end from the types, const_fastOff* (the spans),
 // const_fastFlags* (the word at uriFields.defined), const_fastOutBytes and
-// const_fastStop* from batch_fast.go, blockMasks_* from scan_generic.go.
+// const_fastStop* from fastbatch.go, blockMasks_* from classify_generic.go.
 // A record's tail events (at most two offsets) are parked in its query
 // and fragment spans, their count in the flags word, until its end is
 // known; every path that stores a record writes both spans and the word.

@@ -94,7 +94,7 @@ func classifyTail(dst *blockMasks, tail []byte) {
 // dst[0:nblocks], exactly as classifyGeneric would. It reads exactly
 // 64*nblocks bytes; nblocks must be at least 1.
 //
-// Requires AVX2. Implemented in scan_amd64.s.
+// Requires AVX2. Implemented in classify_avx2_amd64.s.
 //
 //go:noescape
 func classifyAVX2(dst *blockMasks, src *byte, nblocks int, lut *nibbleLUT)
@@ -105,7 +105,7 @@ func classifyAVX2(dst *blockMasks, src *byte, nblocks int, lut *nibbleLUT)
 // least 1.
 //
 // Requires AVX512F, AVX512BW, AVX512VBMI. Implemented in
-// scan_avx512_amd64.s.
+// classify_avx512_amd64.s.
 //
 //go:noescape
 func classifyAVX512(dst *blockMasks, src *byte, n int, class *[128]uint8)

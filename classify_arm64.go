@@ -68,7 +68,7 @@ func classifyTailNEON(dst *blockMasks, tail []byte) {
 // 64*nblocks bytes; nblocks must be at least 1. lut is the two-nibble
 // table (kernelNibbles).
 //
-// Requires NEON (ASIMD), baseline on arm64. Implemented in scan_arm64.s.
+// Requires NEON (ASIMD), baseline on arm64. Implemented in classify_neon_arm64.s.
 //
 //go:noescape
 func classifyNEON(dst *blockMasks, src *byte, nblocks int, lut *nibbleLUT)

@@ -6,10 +6,10 @@ import "unsafe"
 type kernelID uint8
 
 const (
-	kernelGeneric kernelID = iota // scan_generic.go: scalar reference, every platform
-	kernelAVX2                    // scan_amd64.s: AVX2, two 32-byte registers per block
-	kernelAVX512                  // scan_avx512_amd64.s: AVX-512 BW + VBMI, one register per block
-	kernelNEON                    // scan_arm64.s: NEON, four 16-byte registers per block
+	kernelGeneric kernelID = iota // classify_generic.go: scalar reference, every platform
+	kernelAVX2                    // classify_avx2_amd64.s: AVX2, two 32-byte registers per block
+	kernelAVX512                  // classify_avx512_amd64.s: AVX-512 BW + VBMI, one register per block
+	kernelNEON                    // classify_neon_arm64.s: NEON, four 16-byte registers per block
 )
 
 var kernelNames = [...]string{"generic", "avx2", "avx512", "neon"}

@@ -6,7 +6,7 @@
 // func classifyNEON(dst *blockMasks, src *byte, nblocks int, lut *nibbleLUT)
 // Requires: NEON (ASIMD)
 //
-// Two-nibble lookup (see nibbleLUT in kernel_tables.go), 16 bytes per
+// Two-nibble lookup (see nibbleLUT in classify_tables.go), 16 bytes per
 // register, four registers per 64-byte block:
 //	x          = lut.lo[c & 15] & lut.hi[c >> 4]     (VTBL, VTBL, VAND)
 //	invalid    = x == 0                   (VCMTST x, x; the mask is inverted)

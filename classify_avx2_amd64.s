@@ -6,7 +6,7 @@
 // func classifyAVX2(dst *blockMasks, src *byte, nblocks int, lut *nibbleLUT)
 // Requires: AVX2
 //
-// Two-nibble lookup (see nibbleLUT in kernel_tables.go), 32 bytes per
+// Two-nibble lookup (see nibbleLUT in classify_tables.go), 32 bytes per
 // register, two registers per 64-byte block:
 //	x          = lut.lo[c & 15] & lut.hi[c >> 4]
 //	invalid    = x == 0: bit 7 of x +sat 0x7F is clear

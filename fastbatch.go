@@ -2,7 +2,7 @@ package uriscan
 
 import "unsafe"
 
-// Why the batch assembly stopped (batch_amd64.s returns these, as
+// Why the batch assembly stopped (fastbatch_amd64.s returns these, as
 // const_fastStop* from go_asm.h).
 const (
 	fastStopFull   = iota // out is full
@@ -14,7 +14,7 @@ const (
 // as uriFields (72 bytes each, read back while still in L1).
 const fastBatchLen = 32
 
-// What batch_amd64.s writes into a uriFields, derived here from its
+// What fastbatch_amd64.s writes into a uriFields, derived here from its
 // layout so that the assembly types none of it (go_asm.h gives each as
 // const_fast...; span_end and uriFields_* come from the types).
 const (

@@ -2,7 +2,7 @@ package uriscan
 
 // Tables the SIMD kernels look bytes up in. They are derived here, in Go,
 // from classify.Table (through kernelBits) and passed to the kernels by
-// pointer, so no assembly file holds a copy; kernel_tables_test.go checks
+// pointer, so no assembly file holds a copy; classify_tables_test.go checks
 // that each one rebuilds the classes for all 256 byte values.
 
 // nibbleLUT is the pair of 16-entry tables of the two-nibble lookup used by
