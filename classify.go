@@ -23,8 +23,9 @@ var activeKernel = bestKernel()
 // Kernel reports the classification kernel in use on this CPU: "avx512",
 // "avx2", "neon" or "generic". It is decided once at start-up from
 // golang.org/x/sys/cpu, which honours GODEBUG (cpu.avx2=off,
-// cpu.avx512f=off, cpu.all=off); the purego build tag compiles no
-// assembly at all and always reports "generic".
+// cpu.avx512f=off, cpu.all=off), by internal/cpufeat; the purego build
+// tag (or its alias noasm) compiles no assembly at all and always reports
+// "generic".
 func Kernel() string { return activeKernel.String() }
 
 // BatchPath reports how a LineScanner takes the common records once the

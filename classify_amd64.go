@@ -1,21 +1,20 @@
-//go:build gc && !purego
+//go:build gc && !purego && !noasm
 
 package uriscan
 
 import (
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
+	"github.com/uriscan/uriscan/internal/cpufeat"
 )
 
-// AVX-512 needs BW (byte-granular masks and VPMOVB2M) and VBMI
-// (VPERMI2B); it is also switched off with AVX2 (GODEBUG=cpu.avx2=off), so
-// one knob turns off all SIMD. Each kernel must also pass kernelAgrees
-// against the scalar reference before it is offered.
+// internal/cpufeat decides which kernels the CPU may run (AVX-512 F, BW
+// and VBMI, with AVX2, so that GODEBUG=cpu.avx2=off turns off all SIMD);
+// each must also pass kernelAgrees against the scalar reference before it
+// is offered.
 var (
-	hasAVX2   = cpu.X86.HasAVX2 && kernelAgrees(classifyAVX2Blocks)
-	hasAVX512 = cpu.X86.HasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW &&
-		cpu.X86.HasAVX512VBMI && kernelAgrees(classifyAVX512Blocks)
+	hasAVX2   = cpufeat.ClassifyAVX2 && kernelAgrees(classifyAVX2Blocks)
+	hasAVX512 = cpufeat.ClassifyAVX512 && kernelAgrees(classifyAVX512Blocks)
 )
 
 func bestKernel() kernelID {

@@ -1,12 +1,17 @@
-//go:build gc && !purego
+//go:build gc && !purego && !noasm
 
 package uriscan
 
-import "unsafe"
+import (
+	"unsafe"
 
-// NEON (ASIMD) is part of the arm64 baseline, so there is no feature
-// check; like every SIMD kernel it must pass kernelAgrees at start-up.
-var hasNEON = kernelAgrees(classifyNEONBlocks)
+	"github.com/uriscan/uriscan/internal/cpufeat"
+)
+
+// NEON (ASIMD) is part of the arm64 baseline (internal/cpufeat still asks,
+// for GODEBUG=cpu.asimd=off); like every SIMD kernel it must pass
+// kernelAgrees at start-up.
+var hasNEON = cpufeat.ClassifyNEON && kernelAgrees(classifyNEONBlocks)
 
 func bestKernel() kernelID {
 	if hasNEON {

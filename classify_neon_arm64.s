@@ -1,4 +1,4 @@
-//go:build gc && !purego
+//go:build gc && !purego && !noasm
 
 #include "textflag.h"
 #include "go_asm.h"

@@ -38,8 +38,11 @@
 // The choice is made once at start-up from golang.org/x/sys/cpu, which
 // honours GODEBUG=cpu.avx512f=off and cpu.avx2=off (the latter turns off
 // both amd64 kernels); a SIMD kernel that does not match the scalar one on
-// a start-up self-check is never used. The purego build tag compiles no
-// assembly at all.
+// a start-up self-check is never used. Every dispatch decision of every
+// package (kernel, batch assembly, normalizer hints, HighwayHash) is made
+// in one place, internal/cpufeat, from which `uriscan cpu` reports. The
+// purego build tag (noasm is accepted as its alias) compiles no assembly
+// in any package.
 //
 // # Aliasing
 //

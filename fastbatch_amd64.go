@@ -1,17 +1,17 @@
-//go:build gc && !purego
+//go:build gc && !purego && !noasm
 
 package uriscan
 
 import (
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
+	"github.com/uriscan/uriscan/internal/cpufeat"
 )
 
 // useFastBatch is whether LineScanner takes common records with the batch
 // assembly (BMI1 and BMI2 bit scans) before it tries fast and the walk.
 // Tests switch it off to check the Go paths on the same inputs.
-var useFastBatch = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
+var useFastBatch = cpufeat.BatchBMI2
 
 // fastBatchBMI2 scans records from pos in the window's masks m (nblk
 // blocks from offset win of src) while each has the most common shape,

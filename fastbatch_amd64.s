@@ -1,4 +1,4 @@
-//go:build gc && !purego
+//go:build gc && !purego && !noasm
 
 #include "go_asm.h"
 #include "textflag.h"

@@ -3,12 +3,11 @@
 package normalize
 
 import (
-	"golang.org/x/sys/cpu"
-
+	"github.com/uriscan/uriscan/internal/cpufeat"
 	"github.com/uriscan/uriscan/internal/pathstats"
 )
 
-var hintsUseAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
+var hintsUseAVX2 = cpufeat.HintsAVX2 // internal/cpufeat decides
 
 // HintsPath reports how Normalizer and Hasher find out whether a URI may
 // need normalizing: "avx2" (one AVX2 pass, amd64 with AVX2 and BMI2;

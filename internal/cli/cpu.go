@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/internal/cpufeat"
 	"github.com/uriscan/uriscan/normalize"
 )
 
@@ -30,6 +31,7 @@ func setupCPU(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		linked.CPU(line)
 		line("arch", runtime.GOOS+"/"+runtime.GOARCH+", "+runtime.Version())
+		line("features", features())
 		k := uriscan.Kernel()
 		if v := os.Getenv("GODEBUG"); strings.Contains(v, "cpu.") {
 			k += " (GODEBUG=" + v + ")"
@@ -40,4 +42,30 @@ func setupCPU(fs *flag.FlagSet) func(*env, []string) int {
 		line("hash", normalize.HashPath())
 		return exitOK
 	}
+}
+
+// features lists the CPU features dispatch reads (internal/cpufeat), as
+// GODEBUG leaves them: the ones it switched off, or the CPU lacks, after
+// "without". The kernel, batch, hints and hash lines say what dispatch
+// chose from them.
+func features() string {
+	var on, off []string
+	for _, f := range cpufeat.Features() {
+		if f.Has {
+			on = append(on, f.Name)
+		} else {
+			off = append(off, f.Name)
+		}
+	}
+	s := strings.Join(on, " ")
+	if len(on) == 0 {
+		s = "none of the ones uriscan uses"
+	}
+	if len(off) > 0 {
+		s += " (without " + strings.Join(off, " ") + ")"
+	}
+	if !cpufeat.Asm {
+		s += "; this build has no assembly (purego)"
+	}
+	return s
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/internal/cpufeat"
 	"github.com/uriscan/uriscan/internal/shareddata"
 	"github.com/uriscan/uriscan/normalize"
 )
@@ -670,9 +672,18 @@ func TestSplitNoAllocs(t *testing.T) {
 
 func TestCPU(t *testing.T) {
 	code, out, _ := cli(t, "", "cpu")
-	if code != 0 || !strings.Contains(out, "\nkernel:      "+uriscan.Kernel()+"\n") || !strings.Contains(out, "\nbatch:       "+uriscan.BatchPath()+"\n") ||
+	if code != 0 || !strings.Contains(out, "\nkernel:      "+uriscan.Kernel()) /* GODEBUG may follow */ || !strings.Contains(out, "\nbatch:       "+uriscan.BatchPath()+"\n") ||
 		!strings.Contains(out, "\nhints:       "+normalize.HintsPath()+"\n") || !strings.Contains(out, "\nhash:        "+normalize.HashPath()+"\n") || !strings.HasPrefix(out, "cpu:") {
 		t.Errorf("cpu: exit %d, output %q", code, out)
+	}
+	// The features are dispatch's (internal/cpufeat), GODEBUG applied.
+	_, feats, _ := strings.Cut(out, "\nfeatures:    ")
+	feats, _, _ = strings.Cut(feats, "\n")
+	on, _, _ := strings.Cut(feats, " (without")
+	for _, f := range cpufeat.Features() {
+		if slices.Contains(strings.Fields(on), f.Name) != f.Has {
+			t.Errorf("cpu: features %q, but %s is %v", feats, f.Name, f.Has)
+		}
 	}
 	if code, _, errs := cli(t, "", "cpu", "x"); code != 2 || !strings.Contains(errs, "no arguments") {
 		t.Errorf("cpu x: exit %d, stderr %q", code, errs)

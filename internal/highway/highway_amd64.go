@@ -3,12 +3,11 @@
 package highway
 
 import (
-	"golang.org/x/sys/cpu"
-
+	"github.com/uriscan/uriscan/internal/cpufeat"
 	"github.com/uriscan/uriscan/internal/pathstats"
 )
 
-var useAVX2 = cpu.X86.HasAVX2
+var useAVX2 = cpufeat.HighwayAVX2 // internal/cpufeat decides
 
 // Path reports "avx2" when Sum128 runs the assembly, else "go".
 func Path() string {

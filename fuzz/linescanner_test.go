@@ -6,30 +6,10 @@ import (
 	"testing"
 
 	"github.com/uriscan/uriscan"
-	"github.com/uriscan/uriscan/internal/kerneltest"
 )
 
-// parseAll renders what the scanner makes of s, as one URI and as batch
-// records, with the named kernel: components, host type and port, or the
-// error with its offset and reason.
-func parseAll(kernel, s string) string {
-	var b strings.Builder
-	kerneltest.With(kernel, func() {
-		u, err := uriscan.ParseString(s)
-		b.WriteString(describe(&u, err))
-		sc := uriscan.NewLineScannerBytes([]byte(s))
-		for sc.Scan() {
-			b.WriteString("\n")
-			if sc.Valid() {
-				b.WriteString(describe(sc.URI(), nil))
-			} else {
-				b.WriteString(describe(nil, sc.ParseError()))
-			}
-		}
-	})
-	return b.String()
-}
-
+// describe renders what the scanner made of a reference: components,
+// host type and port, or the error with its offset and reason.
 func describe(u *uriscan.URI, err error) string {
 	if err != nil {
 		return err.Error()
@@ -43,45 +23,6 @@ func describe(u *uriscan.URI, err error) string {
 	p, ok := u.PortNumber()
 	fmt.Fprintf(&b, "%v %d %v", u.HostType(), p, ok)
 	return b.String()
-}
-
-// FuzzKernels diffs every kernel this CPU offers against the scalar
-// reference: the masks of the input, and what Parse and LineScanner make
-// of it. Run it per kernel with GODEBUG (cpu.avx512f=off, cpu.avx2=off)
-// to fuzz the one below, or as is to cover all of them at once.
-func FuzzKernels(f *testing.F) {
-	for _, s := range seeds {
-		f.Add(s)
-	}
-	f.Add(strings.Repeat("http://h/%41?q#f\n", 10) + "http://a b\r\nx\r")
-	f.Add(strings.Repeat("a", 62) + "%4" + strings.Repeat("/", 70) + "\xff")
-	f.Fuzz(func(t *testing.T, s string) {
-		kernels := kerneltest.Kernels()
-		want := kerneltest.Masks("generic", []byte(s))
-		wantParse := parseAll("generic", s)
-		for _, k := range kernels[:len(kernels)-1] {
-			got := kerneltest.Masks(k, []byte(s))
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("%s: block %d masks %x, generic %x", k, i, got[i], want[i])
-				}
-			}
-			if got := parseAll(k, s); got != wantParse {
-				t.Fatalf("%s parse:\n%s\ngeneric:\n%s", k, got, wantParse)
-			}
-		}
-	})
-}
-
-func TestKernelsListed(t *testing.T) {
-	ks := kerneltest.Kernels()
-	if len(ks) == 0 || ks[len(ks)-1] != "generic" {
-		t.Fatalf("Kernels() = %v, want the scalar reference last", ks)
-	}
-	if ks[0] != uriscan.Kernel() {
-		t.Errorf("best kernel %q, Kernel() = %q", ks[0], uriscan.Kernel())
-	}
-	t.Logf("kernels: %v", ks)
 }
 
 // FuzzLineScanner checks that batch scanning (with its mask-only fast
