@@ -111,19 +111,34 @@ func ParseLevel(s string) (Level, bool) {
 	return 0, false
 }
 
-// defaultPorts is the table Scheme-level normalization drops ports from.
+// defaultPorts is the one default-port table of the package: Scheme and
+// Crawler normalization drop a port equal to its scheme's entry, and SURT
+// drops the ports of the subset surtPortSchemes names. DefaultPort
+// documents it; add a scheme here and nowhere else.
 var defaultPorts = map[string]string{
 	"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21",
 	"gopher": "70", "telnet": "23", "ldap": "389", "ldaps": "636",
 	"nntp": "119", "rtsp": "554", "ssh": "22", "sftp": "22", "imap": "143",
 	"pop": "110", "sip": "5060", "sips": "5061", "xmpp": "5222",
+	"tftp": "69",
 }
 
 // DefaultPort returns the default port of a (lowercase) scheme that Scheme
 // normalization removes, and whether the scheme has one in its table:
 // http 80, https 443, ws 80, wss 443, ftp 21, gopher 70, telnet 23,
 // ldap 389, ldaps 636, nntp 119, rtsp 554, ssh and sftp 22, imap 143,
-// pop 110, sip 5060, sips 5061, xmpp 5222.
+// pop 110, sip 5060, sips 5061, xmpp 5222, tftp 69.
+//
+// tftp is there because a tftp URI (RFC 3617) names a file on a TFTP
+// server, which listens on TFTP's well-known port 69 (RFC 1350): RFC
+// 3617's own syntax has no port at all, so ":69" can only repeat the
+// default, and "tftp://h:69/f" and "tftp://h/f" are one resource, as
+// "ssh://h:22" and "ssh://h" are.
+//
+// It is the only table: Normalizer levels Scheme and Crawler use all of
+// it; AppendSURT drops only the http and https entries (surtPortSchemes:
+// the surt library's getDefaultPort knows no other); AppendSafeBrowsing
+// and AppendW3lib drop no port, as their owners do not.
 func DefaultPort(scheme string) (string, bool) {
 	p, ok := defaultPorts[scheme]
 	return p, ok

@@ -51,6 +51,11 @@ func TestRFCExamples(t *testing.T) {
 		{"https://h:0443/", Scheme, "https://h:0443/"},
 		{"ws://h:80", Scheme, "ws://h/"},
 		{"ftp://h:21/x", Scheme, "ftp://h/x"},
+		{"tftp://h:69/f", Scheme, "tftp://h/f"}, // RFC 3617: see DefaultPort
+		{"TFTP://h:69/f", Scheme, "tftp://h/f"},
+		{"tftp://h:69/f", Syntax, "tftp://h:69/f"},
+		{"tftp://h:6969/f", Scheme, "tftp://h:6969/f"},
+		{"ssh://h:22", Scheme, "ssh://h"},
 		{"foo://h:80", Scheme, "foo://h:80"},
 		{"foo://h", Scheme, "foo://h"},
 		{"http://[2001:DB8::A]:80/", Scheme, "http://[2001:db8::a]/"},
@@ -363,5 +368,38 @@ func TestRootlessZeroAllocs(t *testing.T) {
 				t.Errorf("%q (KeepRootlessDots %v): %v allocations per Append", in, n.KeepRootlessDots, a)
 			}
 		}
+	}
+}
+
+// TestDefaultPortTable: the one table (DefaultPort) has tftp 69; SURT's
+// getDefaultPort is the http and https entries of it and 0 for every other
+// scheme of the table; the Hasher drops what Append drops.
+func TestDefaultPortTable(t *testing.T) {
+	if p, ok := DefaultPort("tftp"); !ok || p != "69" {
+		t.Errorf("DefaultPort(tftp) = %q, %v", p, ok)
+	}
+	for scheme, port := range defaultPorts {
+		want := 0
+		if scheme == "http" || scheme == "https" {
+			want = tablePort(scheme)
+		}
+		if got := surtDefaultPort([]byte(scheme)); got != want {
+			t.Errorf("surtDefaultPort(%q) = %d, want %d (the surt library's getDefaultPort)", scheme, got, want)
+		}
+		u, err := uriscan.ParseString(scheme + "://h:" + port + "/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n Normalizer
+		if got := string(n.Append(nil, &u, Scheme)); got != scheme+"://h/x" {
+			t.Errorf("Scheme %q = %q, want the port dropped", u.String(), got)
+		}
+		h, _ := NewHasher(make([]byte, KeySize), Scheme)
+		if h.Sum(&u); string(h.Canonical()) != scheme+"://h/x" {
+			t.Errorf("Hasher %q: canonical %q", u.String(), h.Canonical())
+		}
+	}
+	if got := surtDefaultPort([]byte("HTTPS")); got != 443 {
+		t.Errorf("surtDefaultPort(HTTPS) = %d", got)
 	}
 }
