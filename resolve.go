@@ -37,9 +37,17 @@ var ErrBaseNotAbsolute = errors.New("base URI has no scheme") // §5.2.1 require
 // len(base)+len(ref)+1 bytes are appended. dst must not overlap the bytes
 // base or ref were parsed from.
 //
-// As in the RFC's own algorithm, a target without an authority whose path
-// begins with "//" (base "s:/a", reference "..//b" gives "s://b") is
-// recomposed as written, and then reads back as having an authority.
+// One departure from the RFC's algorithm as written: a target without an
+// authority whose path begins with "//" gets "/." in front of its path
+// (AppendPath's rule): base "f:/a" and reference ".//g" give "f:/.//g", not
+// the "f://g" of §5.3's recomposition, which reads back with the authority
+// "g". RFC 3986 forbids such a path (§3: "When authority is not present,
+// the path cannot begin with two slash characters ("//")"; §3.3:
+// path-absolute = "/" [ segment-nz *( "/" segment ) ]); "/." is a dot
+// segment, so the target's path is the same after remove_dot_segments,
+// and it reads back with no authority and the path "/.//g". The bound
+// above still holds: a path can only begin with "//" after
+// remove_dot_segments removed at least two bytes.
 func Resolve(dst []byte, base, ref *URI, flags ResolveFlags) ([]byte, error) {
 	if !base.Has(Scheme) {
 		return dst, ErrBaseNotAbsolute
@@ -61,7 +69,7 @@ func Resolve(dst []byte, base, ref *URI, flags ResolveFlags) ([]byte, error) {
 		// T.path = remove_dot_segments(R.path); T.query = R.query;
 		dst = appendScheme(dst, ref)
 		dst = appendAuthority(dst, ref)
-		dst = removeDotSegments(dst, "", ref.Path())
+		dst = appendPath(dst, "", ref.Path(), ref.HasAuthority())
 		dst = appendQuery(dst, ref)
 	case ref.HasAuthority():
 		// T.authority = R.authority; T.path = remove_dot_segments(R.path);
@@ -87,7 +95,7 @@ func Resolve(dst []byte, base, ref *URI, flags ResolveFlags) ([]byte, error) {
 			}
 		case rpath[0] == '/':
 			// T.path = remove_dot_segments(R.path); T.query = R.query;
-			dst = removeDotSegments(dst, "", rpath)
+			dst = appendPath(dst, "", rpath, base.HasAuthority())
 			dst = appendQuery(dst, ref)
 		default:
 			// T.path = merge(Base.path, R.path);
@@ -96,7 +104,7 @@ func Resolve(dst []byte, base, ref *URI, flags ResolveFlags) ([]byte, error) {
 			// merge (§5.2.3) is not materialized: its result is the
 			// concatenation of a prefix of the base path and R.path, which
 			// removeDotSegments reads as one input buffer.
-			dst = removeDotSegments(dst, mergePrefix(base), rpath)
+			dst = appendPath(dst, mergePrefix(base), rpath, base.HasAuthority())
 			dst = appendQuery(dst, ref)
 		}
 	}
@@ -152,11 +160,62 @@ func appendQuery(dst []byte, u *URI) []byte {
 }
 
 // RemoveDotSegments appends path with dot segments removed (§5.2.4) to dst.
+// It is the RFC's function exactly: "/.//x" gives "//x", which is not a
+// path a URI without an authority may have; AppendPath writes such a path.
 //
 // It does not allocate when dst has len(path) bytes of spare capacity; the
 // output is never longer than path.
 func RemoveDotSegments(dst []byte, path string) []byte {
 	return removeDotSegments(dst, "", path)
+}
+
+// AppendPath appends path with its dot segments removed (§5.2.4
+// remove_dot_segments) to dst, as the path of a URI that has an authority
+// (hasAuthority) or not, and returns the extended buffer. Resolve,
+// ResolveRFC2396 and package normalize write every path they build
+// through this rule.
+//
+// Without an authority, a result beginning with "//" gets "/." in front:
+// RFC 3986 §3 says "When authority is not present, the path cannot begin
+// with two slash characters ("//")" (§3.3's path-absolute = "/" [
+// segment-nz *( "/" segment ) ] has a non-empty first segment), since
+// "s://x" reads back with the authority "x". "/."
+// is a dot segment, so the path is unchanged by remove_dot_segments and
+// the URI it is written in still reads back with no authority: "/.//x"
+// with a scheme "s" is "s:/.//x", and AppendPath of "/.//x" is "/.//x"
+// again (a fixed point). With an authority, the result is
+// RemoveDotSegments's.
+//
+// It does not allocate when dst has len(path) bytes of spare capacity, or
+// len(path)+2 when path itself begins with "//" and hasAuthority is false:
+// otherwise a result beginning with "//" had at least two bytes removed,
+// so the output is never longer than path.
+func AppendPath(dst []byte, path string, hasAuthority bool) []byte {
+	return appendPath(dst, "", path, hasAuthority)
+}
+
+// appendPath is AppendPath of the concatenation a+b (see dotInput).
+func appendPath(dst []byte, a, b string, hasAuthority bool) []byte {
+	start := len(dst)
+	dst = removeDotSegments(dst, a, b)
+	if hasAuthority {
+		return dst
+	}
+	return guardPath(dst, start)
+}
+
+// guardPath is the one place the rule of AppendPath is written: dst[start:]
+// is the path of a URI without an authority; when it begins with "//",
+// "/." is inserted in front of it (§3.3: without an authority, a path
+// cannot begin with "//").
+func guardPath(dst []byte, start int) []byte {
+	if len(dst)-start < 2 || dst[start] != '/' || dst[start+1] != '/' {
+		return dst
+	}
+	dst = append(dst, 0, 0)
+	copy(dst[start+2:], dst[start:])
+	dst[start], dst[start+1] = '/', '.'
+	return dst
 }
 
 // dotInput is the input buffer of §5.2.4: the concatenation a+b, read from

@@ -40,6 +40,11 @@ var ErrBaseOpaque = errors.New("base URI is opaque: a relative reference needs a
 //   - There is no non-strict mode: "http:g" is "http:g", the answer RFC
 //     2396 gives for validating parsers.
 //
+// One addition to step 6, as Resolve does: a merged path of a base
+// without an authority that begins with "//" after steps c) to g) gets
+// "/." in front (AppendPath's rule), so "s:/a" and ".//g" give
+// "s:/.//g", not "s://g", which reads back with the authority "g".
+//
 // One addition to step 6a, which RFC 2396 does not cover: when the base has
 // an authority and an empty path, the merged path starts with "/" (as in
 // RFC 3986 §5.2.3), so that "g" against "http://a" gives "http://a/g" and
@@ -112,6 +117,14 @@ func ResolveRFC2396(dst []byte, base, ref *URI) ([]byte, error) {
 		// string.
 		dst = append(dst, rpath...)
 		dst = dotSegments2396(dst, start)
+		if !base.HasAuthority() {
+			// The rule of AppendPath: "s:/a" and ".//g" give "s:/.//g",
+			// not "s://g", which reads back with the authority "g"
+			// (RFC 3986 §3.3; RFC 2396's abs_path = "/" path_segments
+			// allows an empty first segment, but its hier_part reads a
+			// "//" after the scheme as net_path = "//" authority).
+			dst = guardPath(dst, start)
+		}
 	}
 	// 7) The resulting URI components ... are recombined.
 	dst = appendQuery(dst, ref)

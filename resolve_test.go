@@ -160,9 +160,10 @@ var resolveExtra = []resolveCase{
 	{"http://a/b//c", "d", "http://a/b//d", 0},
 	{"http://a/b//c", "../d", "http://a/b/d", 0},
 
-	// As in the RFC's algorithm, a path that begins with "//" in a target
-	// without authority is written as is (and would reparse with one).
-	{"s:/a", "..//b", "s://b", 0},
+	// A path that begins with "//" in a target without authority gets
+	// "/." in front (AppendPath's rule), not "s://b", which reparses
+	// with the authority "b".
+	{"s:/a", "..//b", "s:/.//b", 0},
 }
 
 func mustParseResolve(t *testing.T, s string) URI {
@@ -248,7 +249,7 @@ func TestResolveTargetIsFixedPoint(t *testing.T) {
 			t.Errorf("target %q of %q against %q has no scheme", c.want, c.ref, c.base)
 			continue
 		}
-		if p := target.Path(); string(RemoveDotSegments(nil, p)) != p {
+		if p := target.Path(); string(AppendPath(nil, p, target.HasAuthority())) != p {
 			continue // base path kept as is for an empty reference
 		}
 		got, err := Resolve(nil, &base, &target, 0)
@@ -441,6 +442,113 @@ func TestRemoveDotSegmentsExhaustive(t *testing.T) {
 	walk()
 }
 
+// noAuthorityCases are resolutions whose target has no authority and whose
+// path after remove_dot_segments begins with "//": Resolve writes "/."
+// in front of it (§3: "When authority is not present, the path cannot
+// begin with two slash characters"). path is the target's path.
+var noAuthorityCases = []struct {
+	base, ref string
+	flags     ResolveFlags
+	want      string
+	path      string
+}{
+	{"f:/a", ".//g", 0, "f:/.//g", "/.//g"},
+	{"s:/a", "..//b", 0, "s:/.//b", "/.//b"},
+	{"f:/a/b", "../..//g", 0, "f:/.//g", "/.//g"},
+	{"f:/a", "/.//g", 0, "f:/.//g", "/.//g"},          // absolute-path reference
+	{"f:/a", "/..//g", 0, "f:/.//g", "/.//g"},         // ... with ".."
+	{"x:/a", "f:/.//g", 0, "f:/.//g", "/.//g"},        // a reference with a scheme
+	{"x:/a", "f:a/..//g", 0, "f:/.//g", "/.//g"},      // ... and a rootless path
+	{"f:a/b", "..//g", 0, "f:/.//g", "/.//g"},         // a rootless base
+	{"f:/a", ".//g?q#h", 0, "f:/.//g?q#h", "/.//g"},   // query and fragment follow
+	{"f:/a", ".//", 0, "f:/.//", "/.//"},              // nothing after the "//"
+	{"f:/a", "f:.//g", NonStrict, "f:/.//g", "/.//g"}, // non-strict: relative
+	{"f:/a", ".///g", 0, "f:/.///g", "/.///g"},        // more slashes
+	{"f:a", ".//g", 0, "f:/g", "/g"},                  // no "//" left: no "/."
+	{"http://h/a", ".//g", 0, "http://h//g", "//g"},   // an authority: no "/."
+	{"f:/a", "./g//h", 0, "f:/g//h", "/g//h"},         // "//" not at the start
+	{"f:/.//a", "?y", 0, "f:/.//a?y", "/.//a"},        // base path copied as is
+	{"f:/.//a/b", "c", 0, "f:/.//a/c", "/.//a/c"},     // merge of a guarded base
+	{"f:/.//a/b", "..", 0, "f:/.//", "/.//"},          // ... back to the "//"
+	{"f:/.//a/b", "../..", 0, "f:/", "/"},             // ... and past it
+}
+
+// TestResolveNoAuthorityDoubleSlash: a target without an authority never
+// has a path beginning with "//", so it reads back with the components it
+// was built with (no authority, the path written), Resolve and
+// ResolveString agree, the target resolved against any base is itself,
+// and the bound on Resolve's output holds.
+func TestResolveNoAuthorityDoubleSlash(t *testing.T) {
+	for _, c := range noAuthorityCases {
+		base := mustParseResolve(t, c.base)
+		ref := mustParseResolve(t, c.ref)
+		got, err := Resolve(nil, &base, &ref, c.flags)
+		if err != nil || string(got) != c.want {
+			t.Errorf("Resolve(%q, %q, %d) = %q, %v, want %q", c.base, c.ref, c.flags, got, err, c.want)
+			continue
+		}
+		if c.flags == 0 {
+			if s, err := ResolveString(c.base, c.ref); err != nil || s != c.want {
+				t.Errorf("ResolveString(%q, %q) = %q, %v, want %q", c.base, c.ref, s, err, c.want)
+			}
+		}
+		if n := len(c.base) + len(c.ref) + 1; len(got) > n {
+			t.Errorf("Resolve(%q, %q): %d bytes, more than %d", c.base, c.ref, len(got), n)
+		}
+		target := mustParseResolve(t, string(got))
+		if target.HasAuthority() != base.HasAuthority() && !ref.HasAuthority() || target.Path() != c.path {
+			t.Errorf("Resolve(%q, %q) = %q reads back with authority %v %q, path %q; want path %q", c.base, c.ref, got, target.HasAuthority(), target.Authority(), target.Path(), c.path)
+		}
+		if again, err := Resolve(nil, &base, &target, 0); err != nil || string(again) != c.want {
+			t.Errorf("Resolve(%q, %q) = %q, %v: the target is not a fixed point", c.base, c.want, again, err)
+		}
+	}
+}
+
+// TestAppendPath: AppendPath is RemoveDotSegments, with "/." in front of
+// a result beginning with "//" when there is no authority; its output is
+// a fixed point, and it stays within the documented bound.
+func TestAppendPath(t *testing.T) {
+	for _, c := range []struct {
+		in           string
+		auth, noAuth string
+	}{
+		{"/.//x", "//x", "/.//x"},
+		{"/..//x", "//x", "/.//x"},
+		{".//x", "/x", "/x"},
+		{"a/..//x", "//x", "/.//x"},
+		{"//x", "//x", "/.//x"}, // the one input that grows
+		{"/a//x", "/a//x", "/a//x"},
+		{"a/../b", "/b", "/b"},
+		{"./a", "a", "a"},
+		{"..", "", ""},
+		{"/.//", "//", "/.//"},
+		{"", "", ""},
+	} {
+		for _, auth := range []bool{true, false} {
+			want := c.noAuth
+			if auth {
+				want = c.auth
+			}
+			got := string(AppendPath([]byte("p/q"), c.in, auth))
+			if got != "p/q"+want {
+				t.Errorf("AppendPath(%q, %v) = %q, want %q", c.in, auth, got[3:], want)
+				continue
+			}
+			if again := string(AppendPath(nil, want, auth)); again != want {
+				t.Errorf("AppendPath(%q, %v) = %q, not a fixed point", want, auth, again)
+			}
+			if len(want) > len(c.in) && c.in != "//x" {
+				t.Errorf("AppendPath(%q, %v) = %q: longer than its input", c.in, auth, want)
+			}
+		}
+	}
+	dst := make([]byte, 0, 16)
+	if n := testing.AllocsPerRun(100, func() { dst = AppendPath(dst[:0], "/a/..//x", false) }); n != 0 {
+		t.Errorf("AppendPath into a pre-sized dst: %v allocs", n)
+	}
+}
+
 func TestResolveZeroAllocs(t *testing.T) {
 	base := mustParseResolve(t, "http://user@example.com:8080/a/b/c/d;p?q#frag")
 	refs := []string{
@@ -448,6 +556,14 @@ func TestResolveZeroAllocs(t *testing.T) {
 		"/./g", "./", "..", "http:g",
 	}
 	dst := make([]byte, 0, 256)
+	// The "/." guard moves bytes within dst, allocating nothing either.
+	noAuth := mustParseResolve(t, "f:/a/b")
+	for _, r := range []string{"../..//g?q", ".//g", "/..//g"} {
+		ref := mustParseResolve(t, r)
+		if n := testing.AllocsPerRun(100, func() { dst, _ = Resolve(dst[:0], &noAuth, &ref, 0) }); n != 0 {
+			t.Errorf("Resolve(%q, %q) with the \"/.\" guard: %v allocs", "f:/a/b", r, n)
+		}
+	}
 	for _, r := range refs {
 		ref := mustParseResolve(t, r)
 		for _, flags := range []ResolveFlags{0, NonStrict} {

@@ -749,6 +749,12 @@ func TestResolve2396Other(t *testing.T) {
 		{"http://a//", "..", "http://a/"}, // "/" then the empty segment goes with ".."
 		{"http://u@a:1/b", "c", "http://u@a:1/c"},
 		{"http://x@a_b:1/b", "c", "http://x@a_b:1/c"}, // reg_name authority copied whole
+		// A merged path beginning with "//" without an authority gets
+		// "/." (AppendPath's rule): "s://g" reads back with authority "g".
+		{"s:/a", ".//g", "s:/.//g"},
+		{"s:/a/b", "..//g", "s:/.//g"},
+		{"s:/a", "./g//h", "s:/g//h"},
+		{"http://a/b", ".//g", "http://a//g"},
 	}
 	for _, c := range cases {
 		b, err := RFC2396.ParseString(c.base)

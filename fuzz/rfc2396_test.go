@@ -13,7 +13,7 @@ var seeds2396 = []string{
 	"file:///etc", "//", "//u:p@h.example.:8080/p", "//@h", "//h:", "//1.2.3.4:80", "//999.01.2.300",
 	"//1234.1.1.1:80", "//123:80", "//a_b.c:80", "//u@", "//a@b@c", "//h:8a", "//[::1]:80/x",
 	"//[::1.2.3.256]", "//[v1.x]", "//[::1", "//[::1]x", "//[1::2::3]", "//a[::1]", "//[::1]@h",
-	"a?b[c]#d[e]", "a#b#c", "%", "a%g0", "é", "../../../g", "g;x=1/../y", "g?y/./x",
+	"a?b[c]#d[e]", "a#b#c", "%", "a%g0", "é", "../../../g", "g;x=1/../y", "g?y/./x", ".//g", "..//g",
 }
 
 // reassemble2396 writes u's components back in the order RFC 2396 §5.2
@@ -142,6 +142,12 @@ func check2396Resolve(t *testing.T, base, ref string) {
 	}
 	if !u.IsAbsolute() || r.Has(uriscan.Fragment) != u.Has(uriscan.Fragment) || u.Fragment() != r.Fragment() {
 		t.Fatalf("%q + %q = %q: scheme or fragment lost", base, ref, got)
+	}
+	// A merged path that begins with "//" without an authority gets "/."
+	// in front (uriscan.AppendPath's rule): the target reads back with an
+	// authority exactly when it was built with one.
+	if built := r.HasAuthority() || !r.Has(uriscan.Scheme) && b.HasAuthority(); u.HasAuthority() != built {
+		t.Fatalf("%q + %q = %q reads back with authority %v, built with %v", base, ref, got, u.HasAuthority(), built)
 	}
 }
 

@@ -78,12 +78,13 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 // Clone returns a Hasher with h's key, level and options, for another
 // goroutine: the digests of both agree.
 func (h *Hasher) Clone() *Hasher {
-	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots, IPv6RFC5952: h.n.IPv6RFC5952, W3lib: h.n.W3lib},
+	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots, KeepRootlessDots: h.n.KeepRootlessDots, IPv6RFC5952: h.n.IPv6RFC5952, W3lib: h.n.W3lib},
 		random: h.random, keepPasswords: h.keepPasswords, grammar: h.grammar}
 }
 
 // Config returns the Normalizer whose normal forms h hashes, to set its
-// options (Heuristics, StripParams, KeepEncodedDots, IPv6RFC5952) before
+// options (Heuristics, StripParams, KeepEncodedDots, KeepRootlessDots,
+// IPv6RFC5952) before
 // the first Sum; Clone copies them. Its Append may be called too, from
 // h's goroutine.
 func (h *Hasher) Config() *Normalizer { return &h.n }
@@ -107,7 +108,7 @@ func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
 	if h.level <= Scheme {
 		// Most URIs are already normal: hash them where they are.
 		hints := uriHints(u)
-		if unchanged(u, h.level, hints) && !h.n.rewritesIPv6(u) {
+		if h.n.unchanged(u, h.level, hints) && !h.n.rewritesIPv6(u) {
 			pathstats.Add(pathstats.NormInPlace, 1)
 			raw := u.String()
 			h.canon = unsafe.Slice(unsafe.StringData(raw), len(raw))

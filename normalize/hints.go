@@ -14,6 +14,10 @@ const (
 	hintPct      = 1 << iota // a "%" anywhere
 	hintUpper                // an "A"-"Z" before the end of the host (or scheme)
 	hintSlashDot             // a "/" followed by "." inside the path
+	// hintDotStart: the path begins with "." (a rootless "./x", "../x",
+	// "." or ".."), which hintSlashDot does not see. uriHints sets it
+	// after hints, so that the assembly and hintsGeneric stay as they are.
+	hintDotStart
 )
 
 // uriHints returns the hints of u: one pass over its text instead of a
@@ -28,7 +32,11 @@ func uriHints(u *uriscan.URI) uint {
 		hostEnd = end
 	}
 	pathStart, pathEnd, _ := u.Span(uriscan.Path)
-	return hints(raw, hostEnd, pathStart, pathEnd)
+	h := hints(raw, hostEnd, pathStart, pathEnd)
+	if pathStart < pathEnd && raw[pathStart] == '.' {
+		h |= hintDotStart
+	}
+	return h
 }
 
 // hintsGeneric is the reference for hints: one search per question.

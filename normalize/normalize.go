@@ -6,12 +6,19 @@
 //
 //   - Syntax (§6.2.2): lowercase scheme and host; uppercase hex digits in
 //     every percent-encoding; decode percent-encoded unreserved characters,
-//     and only those ("%2F" stays); remove dot segments (§5.2.4) from an
-//     absolute path (a rootless path such as "foo:a/../b" keeps them:
-//     removing them makes the path absolute, which changes how relative
-//     references resolve against it). As §6.2.2 orders it, a segment
-//     written "%2E" or "%2E%2E" is decoded (§6.2.2.2) and then removed as
-//     a dot segment (§6.2.2.3): "http://a/b/%2E%2E/c" becomes
+//     and only those ("%2F" stays); remove dot segments (§6.2.2.3, by
+//     §5.2.4's remove_dot_segments) from every path of a URI with a
+//     scheme, a rootless one too ("foo:a/../b" becomes "foo:/b",
+//     "foo:./a" becomes "foo:a"), and from the absolute path of a
+//     relative reference. A relative reference's rootless path keeps
+//     them ("a/../../b" stays: as "/b" it would resolve to another
+//     target). Normalizer.KeepRootlessDots keeps them in a rootless path
+//     with a scheme too, the form before issue 23. A path without an
+//     authority never begins with "//" (RFC 3986 §3: it would read as
+//     an authority): "/." is written in front, as uriscan.AppendPath
+//     and Resolve do ("f:a/..//g" becomes "f:/.//g"). As §6.2.2 orders
+//     it, a segment written "%2E" or "%2E%2E" is decoded (§6.2.2.2) and
+//     then removed as a dot segment (§6.2.2.3): "http://a/b/%2E%2E/c" becomes
 //     "http://a/c", as uriparser, Boost.URL and browsers give.
 //     Normalizer.KeepEncodedDots keeps such segments encoded instead, for
 //     callers that need normal forms that resolve references exactly like
@@ -104,19 +111,34 @@ func ParseLevel(s string) (Level, bool) {
 	return 0, false
 }
 
-// defaultPorts is the table Scheme-level normalization drops ports from.
+// defaultPorts is the one default-port table of the package: Scheme and
+// Crawler normalization drop a port equal to its scheme's entry, and SURT
+// drops the ports of the subset surtPortSchemes names. DefaultPort
+// documents it; add a scheme here and nowhere else.
 var defaultPorts = map[string]string{
 	"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21",
 	"gopher": "70", "telnet": "23", "ldap": "389", "ldaps": "636",
 	"nntp": "119", "rtsp": "554", "ssh": "22", "sftp": "22", "imap": "143",
 	"pop": "110", "sip": "5060", "sips": "5061", "xmpp": "5222",
+	"tftp": "69",
 }
 
 // DefaultPort returns the default port of a (lowercase) scheme that Scheme
 // normalization removes, and whether the scheme has one in its table:
 // http 80, https 443, ws 80, wss 443, ftp 21, gopher 70, telnet 23,
 // ldap 389, ldaps 636, nntp 119, rtsp 554, ssh and sftp 22, imap 143,
-// pop 110, sip 5060, sips 5061, xmpp 5222.
+// pop 110, sip 5060, sips 5061, xmpp 5222, tftp 69.
+//
+// tftp is there because a tftp URI (RFC 3617) names a file on a TFTP
+// server, which listens on TFTP's well-known port 69 (RFC 1350): RFC
+// 3617's own syntax has no port at all, so ":69" can only repeat the
+// default, and "tftp://h:69/f" and "tftp://h/f" are one resource, as
+// "ssh://h:22" and "ssh://h" are.
+//
+// It is the only table: Normalizer levels Scheme and Crawler use all of
+// it; AppendSURT drops only the http and https entries (surtPortSchemes:
+// the surt library's getDefaultPort knows no other); AppendSafeBrowsing
+// and AppendW3lib drop no port, as their owners do not.
 func DefaultPort(scheme string) (string, bool) {
 	p, ok := defaultPorts[scheme]
 	return p, ok
@@ -153,6 +175,23 @@ type Normalizer struct {
 	// removing it as a dot segment: normal forms then resolve relative
 	// references exactly as the original does (see the package doc).
 	KeepEncodedDots bool
+	// KeepRootlessDots keeps the dot segments of a rootless path in a
+	// URI with a scheme ("foo:a/../b" stays, "foo:./a" stays), the
+	// normal form before issue 23. By default they are removed, as RFC
+	// 3986 §6.2.2.3 says for every path: "foo:a/../b" becomes "foo:/b"
+	// and "foo:./a" becomes "foo:a", the targets Resolve gives for those
+	// URIs as absolute references.
+	//
+	// The trade-off: removing them can make a rootless path absolute
+	// ("a/../b" is "/b"), and a reference with an empty path keeps its
+	// base's path as it is (§5.2.2), so the kept form is the one whose
+	// relative references resolve exactly as against the original text
+	// ("?y" against "foo:a/../b" gives "foo:a/../b?y", against its RFC
+	// normal form "foo:/b?y"; both have the RFC normal form "foo:/b?y").
+	// A relative reference without a scheme keeps the dot segments of a
+	// rootless path either way (see removesDots in the source: removing
+	// them changes where it resolves).
+	KeepRootlessDots bool
 	// IPv6RFC5952 writes an IPv6 host in RFC 5952's text form (lower
 	// case, no leading zeros in a group, the longest run of two or more
 	// zero groups as "::", the first of equal runs; an IPv4-mapped
@@ -189,7 +228,7 @@ func (n *Normalizer) Append(dst []byte, u *uriscan.URI, level Level) []byte {
 // appendScheme is Append up to level Scheme.
 func (n *Normalizer) appendScheme(dst []byte, u *uriscan.URI, level Level) []byte {
 	hints := uriHints(u)
-	if unchanged(u, level, hints) && !n.rewritesIPv6(u) {
+	if n.unchanged(u, level, hints) && !n.rewritesIPv6(u) {
 		return append(dst, u.String()...) // already normal: one copy
 	}
 	return n.appendChanged(dst, u, level, hints)
@@ -233,26 +272,19 @@ func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hint
 	switch {
 	case path == "" && u.HasAuthority() && level >= Scheme && slashWhenEmpty(scheme):
 		dst = append(dst, '/')
-	case strings.HasPrefix(path, "/"):
+	case n.removesDots(u, path):
 		// §6.2.2.3: remove dot segments, after §6.2.2.2 on each segment.
-		// Only from absolute paths: on a rootless one ("foo:a/../b")
-		// remove_dot_segments makes it absolute ("foo:/b"), which resolves
-		// relative references differently.
-		if hints&hintPct == 0 && (hints&hintSlashDot == 0 || !hasDotSegment(path)) {
+		if hints&hintPct == 0 && (hints&(hintSlashDot|hintDotStart) == 0 || !hasDotSegment(path)) {
 			dst = append(dst, path...)
 			break
 		}
 		n.scratch = appendPathPct(n.scratch[:0], path, n.KeepEncodedDots, marks)
-		start := len(dst)
-		dst = uriscan.RemoveDotSegments(dst, unsafe.String(unsafe.SliceData(n.scratch), len(n.scratch)))
-		if !u.HasAuthority() && len(dst)-start >= 2 && dst[start] == '/' && dst[start+1] == '/' {
-			// "foo:/.//x" must not become "foo://x", whose "x" would read
-			// as an authority: keep a "/." in front (it normalizes to
-			// itself, so the form stays stable).
-			dst = append(dst, 0, 0)
-			copy(dst[start+2:], dst[start:])
-			dst[start], dst[start+1] = '/', '.'
-		}
+		// uriscan.AppendPath: remove_dot_segments (§5.2.4), and without an
+		// authority "/." in front of a result beginning with "//"
+		// ("foo:/.//x" must not become "foo://x", whose "x" would read
+		// as an authority; "/.//x" normalizes to itself, so the form
+		// stays stable). Resolve writes its paths by the same rule.
+		dst = uriscan.AppendPath(dst, unsafe.String(unsafe.SliceData(n.scratch), len(n.scratch)), u.HasAuthority())
 	default:
 		dst = appendPathPct(dst, path, n.KeepEncodedDots, marks)
 	}
@@ -364,17 +396,36 @@ func upper(c byte) byte {
 	return c
 }
 
+// removesDots reports whether n removes the dot segments of path, u's
+// path (§6.2.2.3): always from an absolute path ("/..."), and from a
+// rootless one ("a/../b") when u has a scheme, unless KeepRootlessDots.
+//
+// A relative reference without a scheme keeps the dot segments of its
+// rootless path: they are not redundant there. A relative-path reference
+// is merged with a base's path (§5.2.3) before its dots are removed, so
+// "a/../../b" against "http://h/x/y" gives "http://h/b", while
+// remove_dot_segments would make it the absolute "/b" (and "../b" would
+// become "b"), references that resolve to other targets.
+func (n *Normalizer) removesDots(u *uriscan.URI, path string) bool {
+	if strings.HasPrefix(path, "/") {
+		return true
+	}
+	return path != "" && u.Has(uriscan.Scheme) && !n.KeepRootlessDots
+}
+
 // unchanged reports whether u is its own normal form at level (up to
-// Scheme), so Append can copy it whole: no percent-encoding anywhere, a
-// lowercase scheme and host, no dot segment in an absolute path, and no
-// port or path that scheme-based normalization would change.
-// hints are u's uriHints.
-func unchanged(u *uriscan.URI, level Level, hints uint) bool {
+// Scheme) with n's options, so Append can copy it whole: no
+// percent-encoding anywhere, a lowercase scheme and host, no dot segment
+// in a path whose dot segments n removes (removesDots), and no port or
+// path that scheme-based normalization would change. A dot segment at
+// the start of a rootless path ("./x", "../x", "." or "..") is seen by
+// hintDotStart, one after a "/" by hintSlashDot. hints are u's uriHints.
+func (n *Normalizer) unchanged(u *uriscan.URI, level Level, hints uint) bool {
 	if hints&(hintPct|hintUpper) != 0 {
 		return false
 	}
 	path := u.Path()
-	if hints&hintSlashDot != 0 && strings.HasPrefix(path, "/") && hasDotSegment(path) {
+	if hints&(hintSlashDot|hintDotStart) != 0 && n.removesDots(u, path) && hasDotSegment(path) {
 		return false
 	}
 	if level < Scheme || !u.HasAuthority() {

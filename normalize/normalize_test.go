@@ -38,9 +38,9 @@ func TestRFCExamples(t *testing.T) {
 		{"http://a/b/%2E%2E/c", Syntax, "http://a/c"},
 		{"http://h/a/%2e./%2E/b/%2Ex", Syntax, "http://h/b/.x"},
 		{"http://h/a/%2E", Syntax, "http://h/a/"},
-		{"foo:a/%2E%2E/b", Syntax, "foo:a/../b"}, // rootless: decoded, kept
+		{"foo:a/%2E%2E/b", Syntax, "foo:/b"}, // rootless: decoded, removed
 		{"http://h/a/./b/../../c", Syntax, "http://h/c"},
-		{"foo:a/../b", Syntax, "foo:a/../b"}, // rootless: see the package doc
+		{"foo:a/../b", Syntax, "foo:/b"}, // rootless with a scheme: §6.2.2.3 too
 		{"foo:/a/../b", Syntax, "foo:/b"},
 		{"/a/./b", Syntax, "/a/b"},
 		{"a/./b", Syntax, "a/./b"}, // relative path: dot segments mean something
@@ -51,6 +51,11 @@ func TestRFCExamples(t *testing.T) {
 		{"https://h:0443/", Scheme, "https://h:0443/"},
 		{"ws://h:80", Scheme, "ws://h/"},
 		{"ftp://h:21/x", Scheme, "ftp://h/x"},
+		{"tftp://h:69/f", Scheme, "tftp://h/f"}, // RFC 3617: see DefaultPort
+		{"TFTP://h:69/f", Scheme, "tftp://h/f"},
+		{"tftp://h:69/f", Syntax, "tftp://h:69/f"},
+		{"tftp://h:6969/f", Scheme, "tftp://h:6969/f"},
+		{"ssh://h:22", Scheme, "ssh://h"},
 		{"foo://h:80", Scheme, "foo://h:80"},
 		{"foo://h", Scheme, "foo://h"},
 		{"http://[2001:DB8::A]:80/", Scheme, "http://[2001:db8::a]/"},
@@ -191,6 +196,153 @@ func checkStable(t *testing.T, n *Normalizer, norm string, level Level) {
 	}
 }
 
+// rootlessCases are the normal forms at level Syntax of rootless paths
+// (and "//" ones) by the default Normalizer (rfc) and with
+// KeepRootlessDots (keep).
+var rootlessCases = []struct{ in, rfc, keep string }{
+	// With a scheme: remove_dot_segments (§6.2.2.3), as Resolve does.
+	{"foo:a/../b", "foo:/b", "foo:a/../b"},
+	{"scheme:foo/../p%61th", "scheme:/path", "scheme:foo/../path"},
+	{"f:./a", "f:a", "f:./a"},
+	{"f:../a", "f:a", "f:../a"},
+	{"f:.", "f:", "f:."},
+	{"f:..", "f:", "f:.."},
+	{"f:./", "f:", "f:./"},
+	{"f:a/.", "f:a/", "f:a/."},
+	{"f:a/./b", "f:a/b", "f:a/./b"},
+	{"f:a/..", "f:/", "f:a/.."},
+	{"f:a/../../b", "f:/b", "f:a/../../b"},
+	{"f:%2E/a", "f:a", "f:./a"}, // decoded (§6.2.2.2), then removed
+	{"f:%2e%2E", "f:", "f:.."},
+	{"f:./a:b?q#f", "f:a:b?q#f", "f:./a:b?q#f"},
+	{"F:./A", "f:A", "f:./A"},
+	{"f:.a/..b", "f:.a/..b", "f:.a/..b"}, // no dot segment
+	{"f:a/b", "f:a/b", "f:a/b"},
+	// "//" without an authority gets "/." (uriscan.AppendPath's rule).
+	{"f:a/..//g", "f:/.//g", "f:a/..//g"},
+	{"f:.//g", "f:/g", "f:.//g"},
+	{"f:/.//g", "f:/.//g", "f:/.//g"},
+	{"f:/..//g", "f:/.//g", "f:/.//g"},
+	// Without a scheme: a rootless path keeps its dot segments either
+	// way ("a/../../b" as "/b" would resolve elsewhere); an absolute one
+	// loses them.
+	{"a/../../b", "a/../../b", "a/../../b"},
+	{"./a", "./a", "./a"},
+	{"..", "..", ".."},
+	{"a/./b", "a/./b", "a/./b"},
+	{"%2E%2E/x", "../x", "../x"},
+	{"/a/../b", "/b", "/b"},
+	{"/a/..//b", "/.//b", "/.//b"},
+	// With an authority the path is absolute or empty: no change.
+	{"http://h/a/./b", "http://h/a/b", "http://h/a/b"},
+	{"http://h/a/..//b", "http://h//b", "http://h//b"},
+}
+
+// TestRootlessDots: a URI with a scheme loses the dot segments of a
+// rootless path too (§6.2.2.3), unless KeepRootlessDots; a relative
+// reference keeps them; no normal form without an authority has a path
+// beginning with "//". Every normal form parses to the same authority
+// (none, or the one it had) and is a fixed point, the Hasher hashes the
+// same form, and the fast path (unchanged) agrees with the full one.
+func TestRootlessDots(t *testing.T) {
+	rfc, keep := &Normalizer{}, &Normalizer{KeepRootlessDots: true}
+	for _, c := range rootlessCases {
+		u, err := uriscan.ParseString(c.in)
+		if err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		for _, tc := range []struct {
+			n    *Normalizer
+			want string
+		}{{rfc, c.rfc}, {keep, c.keep}} {
+			for _, level := range []Level{Syntax, Scheme} {
+				got := string(tc.n.Append(nil, &u, level))
+				if got != tc.want {
+					t.Errorf("KeepRootlessDots %v, %v %q = %q, want %q", tc.n.KeepRootlessDots, level, c.in, got, tc.want)
+					continue
+				}
+				checkStable(t, tc.n, got, level)
+				v, _ := uriscan.ParseString(got)
+				if v.HasAuthority() != u.HasAuthority() {
+					t.Errorf("%q: the normal form %q reads back with authority %v", c.in, got, v.HasAuthority())
+				}
+				if full := string(tc.n.appendChanged(nil, &u, level, uriHints(&u))); full != got {
+					t.Errorf("KeepRootlessDots %v, %v %q: Append %q, appendChanged %q", tc.n.KeepRootlessDots, level, c.in, got, full)
+				}
+				h, _ := NewHasher(make([]byte, KeySize), level)
+				*h.Config() = Normalizer{KeepRootlessDots: tc.n.KeepRootlessDots}
+				h2 := h.Clone()
+				if h.Sum(&u) != h2.Sum(&v) || string(h.Canonical()) != tc.want {
+					t.Errorf("KeepRootlessDots %v, %v %q: the Hasher (or its Clone) keys %q", tc.n.KeepRootlessDots, level, c.in, h.Canonical())
+				}
+			}
+		}
+	}
+}
+
+// TestUnchangedRootless: the fast check never passes a rootless path with
+// a dot segment at its start or after a "/" when the path's dots are
+// removed, and passes one without (so most URIs stay one copy).
+func TestUnchangedRootless(t *testing.T) {
+	rfc, keep := &Normalizer{}, &Normalizer{KeepRootlessDots: true}
+	for _, c := range []struct {
+		in        string
+		rfc, keep bool
+	}{
+		{"f:./x", false, true},
+		{"f:../x", false, true},
+		{"f:.", false, true},
+		{"f:..", false, true},
+		{"f:a/./x", false, true},
+		{"f:a/..", false, true},
+		{"f:.x", true, true},
+		{"f:a/.x", true, true},
+		{"f:a/b", true, true},
+		{"./x", true, true}, // no scheme: kept
+		{"a/../x", true, true},
+		{"/./x", false, false},
+		{"mailto:a@b.example", true, true},
+	} {
+		u, _ := uriscan.ParseString(c.in)
+		if got := rfc.unchanged(&u, Syntax, uriHints(&u)); got != c.rfc {
+			t.Errorf("unchanged(%q) = %v, want %v", c.in, got, c.rfc)
+		}
+		if got := keep.unchanged(&u, Syntax, uriHints(&u)); got != c.keep {
+			t.Errorf("KeepRootlessDots: unchanged(%q) = %v, want %v", c.in, got, c.keep)
+		}
+	}
+}
+
+// TestResolveIsNormal: a Resolve target without an authority whose path
+// begins with "/.//" (uriscan.AppendPath's rule) is a fixed point of
+// normalization, and normalization and resolution write the same form.
+func TestResolveIsNormal(t *testing.T) {
+	for _, c := range []struct{ base, ref, want string }{
+		{"f:/a", ".//g", "f:/.//g"},
+		{"f:/a/b", "../..//g", "f:/.//g"},
+		{"f:a/b", "..//g", "f:/.//g"},
+		{"f:/a", "f:a/..//g", "f:/.//g"},
+		{"f:/.//a/b", "c", "f:/.//a/c"},
+	} {
+		target, err := uriscan.ResolveString(c.base, c.ref)
+		if err != nil || target != c.want {
+			t.Errorf("ResolveString(%q, %q) = %q, %v, want %q", c.base, c.ref, target, err, c.want)
+			continue
+		}
+		for _, level := range []Level{Syntax, Scheme} {
+			if got, err := String(target, level); err != nil || got != target {
+				t.Errorf("%v %q = %q, %v: not a fixed point", level, target, got, err)
+			}
+		}
+		// The reference itself, made absolute, normalizes to the target.
+		if ref, _ := uriscan.ParseString(c.ref); ref.IsAbsolute() {
+			if got, _ := String(c.ref, Syntax); got != c.want {
+				t.Errorf("Syntax %q = %q, want %q (Resolve's target)", c.ref, got, c.want)
+			}
+		}
+	}
+}
+
 func TestZeroAllocs(t *testing.T) {
 	u, _ := uriscan.ParseString("HTTP://www.Example.COM:80/a/./b/../%7ec?x=%2f#F")
 	var n Normalizer
@@ -201,5 +353,53 @@ func TestZeroAllocs(t *testing.T) {
 	}
 	if string(buf) != "http://www.example.com/a/~c?x=%2F#F" {
 		t.Errorf("got %q", buf)
+	}
+}
+
+// TestRootlessZeroAllocs: removing a rootless path's dot segments, with
+// the "/." guard, allocates nothing once the scratch buffer has grown.
+func TestRootlessZeroAllocs(t *testing.T) {
+	buf := make([]byte, 0, 256)
+	for _, in := range []string{"F:a/../b%41", "f:a/..//g?q", "f:./x", "f:%2E/x"} {
+		u, _ := uriscan.ParseString(in)
+		for _, n := range []*Normalizer{{}, {KeepRootlessDots: true}} {
+			n.Append(buf, &u, Scheme)
+			if a := testing.AllocsPerRun(100, func() { buf = n.Append(buf[:0], &u, Scheme) }); a != 0 {
+				t.Errorf("%q (KeepRootlessDots %v): %v allocations per Append", in, n.KeepRootlessDots, a)
+			}
+		}
+	}
+}
+
+// TestDefaultPortTable: the one table (DefaultPort) has tftp 69; SURT's
+// getDefaultPort is the http and https entries of it and 0 for every other
+// scheme of the table; the Hasher drops what Append drops.
+func TestDefaultPortTable(t *testing.T) {
+	if p, ok := DefaultPort("tftp"); !ok || p != "69" {
+		t.Errorf("DefaultPort(tftp) = %q, %v", p, ok)
+	}
+	for scheme, port := range defaultPorts {
+		want := 0
+		if scheme == "http" || scheme == "https" {
+			want = tablePort(scheme)
+		}
+		if got := surtDefaultPort([]byte(scheme)); got != want {
+			t.Errorf("surtDefaultPort(%q) = %d, want %d (the surt library's getDefaultPort)", scheme, got, want)
+		}
+		u, err := uriscan.ParseString(scheme + "://h:" + port + "/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n Normalizer
+		if got := string(n.Append(nil, &u, Scheme)); got != scheme+"://h/x" {
+			t.Errorf("Scheme %q = %q, want the port dropped", u.String(), got)
+		}
+		h, _ := NewHasher(make([]byte, KeySize), Scheme)
+		if h.Sum(&u); string(h.Canonical()) != scheme+"://h/x" {
+			t.Errorf("Hasher %q: canonical %q", u.String(), h.Canonical())
+		}
+	}
+	if got := surtDefaultPort([]byte("HTTPS")); got != 443 {
+		t.Errorf("surtDefaultPort(HTTPS) = %d", got)
 	}
 }

@@ -68,7 +68,8 @@ var ErrRandomKey = errors.New("normalize: the hash key was drawn at random (NewH
 //
 // The entries: "key-fingerprint" (KeyFingerprint), "level" (its name);
 // at the levels other than SafeBrowsing and W3lib, "dot-segments":
-// "rfc3986" unless KeepEncodedDots, "ipv6": "rfc5952" with IPv6RFC5952,
+// "rfc3986" unless KeepEncodedDots, "rootless-dots": "rfc3986" unless
+// KeepRootlessDots, "ipv6": "rfc5952" with IPv6RFC5952,
 // "heuristics" (Heuristics.String) when Heuristics is not zero, "idna":
 // "uts46" when level Crawler writes A-labels, "strip-params" (the names,
 // comma-separated) when StripParams is not nil; at level W3lib,
@@ -104,6 +105,12 @@ func (h *Hasher) Settings() seen.Params {
 			// Since issue 11, "%2E" segments are removed as dot segments:
 			// a set made before (which kept them) is refused.
 			p["dot-segments"] = "rfc3986"
+		}
+		if !n.KeepRootlessDots {
+			// Since issue 23, a rootless path of a URI with a scheme
+			// loses its dot segments ("foo:a/../b" is "foo:/b"): a set
+			// made before (which kept them) is refused.
+			p["rootless-dots"] = "rfc3986"
 		}
 		if n.IPv6RFC5952 {
 			p["ipv6"] = "rfc5952"

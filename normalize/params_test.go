@@ -44,18 +44,20 @@ func TestHasherParams(t *testing.T) {
 		set   func(h *Hasher)
 		want  seen.Params
 	}{
-		{"scheme", Scheme, nil, seen.Params{"level": "scheme", "dot-segments": "rfc3986", "passwords": "redacted"}},
+		{"scheme", Scheme, nil, seen.Params{"level": "scheme", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "passwords": "redacted"}},
 		{"syntax, encoded dots, RFC 5952", Syntax, func(h *Hasher) { h.Config().KeepEncodedDots = true; h.Config().IPv6RFC5952 = true },
-			seen.Params{"level": "syntax", "ipv6": "rfc5952", "passwords": "redacted"}},
-		{"crawler", Crawler, nil, seen.Params{"level": "crawler", "dot-segments": "rfc3986", "idna": "uts46", "passwords": "redacted"}},
+			seen.Params{"level": "syntax", "rootless-dots": "rfc3986", "ipv6": "rfc5952", "passwords": "redacted"}},
+		{"scheme, rootless dots kept", Scheme, func(h *Hasher) { h.Config().KeepRootlessDots = true },
+			seen.Params{"level": "scheme", "dot-segments": "rfc3986", "passwords": "redacted"}},
+		{"crawler", Crawler, nil, seen.Params{"level": "crawler", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "idna": "uts46", "passwords": "redacted"}},
 		{"crawler, two heuristics", Crawler, func(h *Hasher) { h.Config().Heuristics = StripWWW | SortQuery },
-			seen.Params{"level": "crawler", "dot-segments": "rfc3986", "heuristics": "sort-query,strip-www", "passwords": "redacted"}},
+			seen.Params{"level": "crawler", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "heuristics": "sort-query,strip-www", "passwords": "redacted"}},
 		{"crawler, IDNA and params", Crawler, func(h *Hasher) {
 			h.Config().Heuristics = IDNA | StripParams
 			h.Config().StripParams = []string{"sid", "utm_*"}
-		}, seen.Params{"level": "crawler", "dot-segments": "rfc3986", "heuristics": "strip-params,idna", "idna": "uts46", "strip-params": "sid,utm_*", "passwords": "redacted"}},
+		}, seen.Params{"level": "crawler", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "heuristics": "strip-params,idna", "idna": "uts46", "strip-params": "sid,utm_*", "passwords": "redacted"}},
 		{"RFC 2396, passwords kept", Scheme, func(h *Hasher) { h.SetGrammar(uriscan.RFC2396); h.KeepPasswords(true) },
-			seen.Params{"level": "scheme", "dot-segments": "rfc3986", "grammar": "rfc2396"}},
+			seen.Params{"level": "scheme", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "grammar": "rfc2396"}},
 		{"safebrowsing", SafeBrowsing, func(h *Hasher) { h.Config().KeepEncodedDots = true }, seen.Params{"level": "safebrowsing", "passwords": "redacted"}},
 		{"w3lib, options", W3lib, func(h *Hasher) { h.Config().W3lib.KeepFragments = true },
 			seen.Params{"level": "w3lib", "w3lib-keep-fragments": "true", "passwords": "redacted"}},

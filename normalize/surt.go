@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -565,15 +566,45 @@ func surtMassageHost(h []byte) []byte {
 	return h
 }
 
-// surtDefaultPort is getDefaultPort: 80, 443 or 0.
+// surtPortSchemes are the schemes whose default port SURT drops, a subset
+// of the package's one table (DefaultPort), with their ports read from
+// it: the surt library's getDefaultPort knows only http (80) and https
+// (443) and returns 0 for every other scheme, so SURT keeps ":21" on ftp
+// or ":69" on tftp where Scheme normalization drops them. Adding a scheme
+// here would change SURT keys away from the library's.
+var surtPortSchemes = [...]struct {
+	name string
+	port int
+}{{"http", tablePort("http")}, {"https", tablePort("https")}}
+
+// tablePort is defaultPorts[scheme] as a number.
+func tablePort(scheme string) int {
+	p, err := strconv.Atoi(defaultPorts[scheme])
+	if err != nil {
+		panic("normalize: no default port for " + scheme)
+	}
+	return p
+}
+
+// surtDefaultPort is getDefaultPort: the default port of a scheme of
+// surtPortSchemes (compared case-insensitively, as it lowercases), else 0.
 func surtDefaultPort(scheme []byte) int {
-	switch {
-	case len(scheme) == 4 && toLower(scheme[0]) == 'h' && toLower(scheme[1]) == 't' && toLower(scheme[2]) == 't' && toLower(scheme[3]) == 'p':
-		return 80
-	case len(scheme) == 5 && toLower(scheme[0]) == 'h' && toLower(scheme[1]) == 't' && toLower(scheme[2]) == 't' && toLower(scheme[3]) == 'p' && toLower(scheme[4]) == 's':
-		return 443
+	for _, s := range surtPortSchemes {
+		if len(scheme) == len(s.name) && equalFoldLower(scheme, s.name) {
+			return s.port
+		}
 	}
 	return 0
+}
+
+// equalFoldLower reports whether b lowercased (ASCII) is lower.
+func equalFoldLower(b []byte, lower string) bool {
+	for i := range b {
+		if toLower(b[i]) != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func surtAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }

@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -469,5 +470,27 @@ func TestSURTAllocs(t *testing.T) {
 		dst, _ = AppendSURT(dst[:0], in, SURTOptions{})
 	}); n != 0 {
 		t.Errorf("AppendSURT allocates %v times per call", n)
+	}
+}
+
+// TestSURTPorts: SURT drops only http's 80 and https's 443 (the surt
+// library's getDefaultPort returns 0 for any other scheme), so a tftp or
+// ftp default port that Scheme normalization drops stays in the key.
+func TestSURTPorts(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		port bool
+	}{
+		{"http://h.example:80/x", false},
+		{"HTTPS://h.example:443/x", false},
+		{"https://h.example:80/x", true},
+		{"ftp://h.example:21/x", true},
+		{"tftp://h.example:69/x", true},
+		{"ws://h.example:80/x", true},
+	} {
+		got, err := AppendSURT(nil, []byte(c.in), SURTOptions{})
+		if err != nil || strings.Contains(string(got), ":") != c.port {
+			t.Errorf("AppendSURT(%q) = %q, %v; port kept: want %v", c.in, got, err, c.port)
+		}
 	}
 }

@@ -432,6 +432,9 @@ func paramFlags(p seen.Params) []string {
 	if _, ok := p["dot-segments"]; !ok && !raw {
 		f = append(f, "--keep-encoded-dots")
 	}
+	if _, ok := p["rootless-dots"]; !ok && !raw {
+		f = append(f, "--keep-rootless-dots")
+	}
 	if p["ipv6"] == "rfc5952" {
 		f = append(f, "--ipv6-rfc5952")
 	}

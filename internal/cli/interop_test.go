@@ -174,6 +174,7 @@ func TestStoreRefusalFlags(t *testing.T) {
 		{"--strip-www", "--sort-query"},
 		{"--strip-param", "sid", "--strip-param", "utm_*"},
 		{"--keep-encoded-dots", "--ipv6-rfc5952"},
+		{"--keep-rootless-dots"},
 		{"--level", "w3lib"},
 		{"--show-passwords"},
 		{"--grammar", "rfc2396"},

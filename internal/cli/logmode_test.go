@@ -280,6 +280,39 @@ func TestKeepEncodedDotsFlag(t *testing.T) {
 	}
 }
 
+// TestKeepRootlessDotsFlag: normalize and dedup remove the dot segments
+// of a rootless path with a scheme (RFC 3986 §6.2.2.3), keep them with
+// --keep-rootless-dots, keep a relative reference's either way, and a
+// disk store records which (one made keeping them is refused without
+// the flag).
+func TestKeepRootlessDotsFlag(t *testing.T) {
+	if code, out, _ := cli(t, "", "normalize", "-u", "foo:a/../b", "-u", "f:./x", "-u", "f:a/..//g", "-u", "a/../../b"); code != 0 || out != "foo:/b\nf:x\nf:/.//g\na/../../b\n" {
+		t.Errorf("normalize: exit %d, %q", code, out)
+	}
+	if code, out, _ := cli(t, "", "normalize", "--keep-rootless-dots", "-u", "foo:a/../b", "-u", "f:a/..//g", "-u", "f:/a/../b"); code != 0 || out != "foo:a/../b\nf:a/..//g\nf:/b\n" {
+		t.Errorf("normalize --keep-rootless-dots: exit %d, %q", code, out)
+	}
+	if code, _, errs := cli(t, "", "normalize", "--level", "w3lib", "--keep-rootless-dots", "-u", "foo:a"); code != 2 || !strings.Contains(errs, "--keep-rootless-dots applies to the RFC levels") {
+		t.Errorf("normalize --level w3lib --keep-rootless-dots: exit %d, %q", code, errs)
+	}
+	in := "foo:a/../b\nfoo:/b\n"
+	if _, out, _ := cli(t, in, "dedup"); out != "foo:a/../b\n" {
+		t.Errorf("dedup: %q", out)
+	}
+	if _, out, _ := cli(t, in, "dedup", "--keep-rootless-dots"); out != in {
+		t.Errorf("dedup --keep-rootless-dots: %q", out)
+	}
+	dir := t.TempDir()
+	key := writeFile(t, "key.hex", strings.Repeat("cd", 32))
+	store := "disk:" + filepath.Join(dir, "seen")
+	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key, "--keep-rootless-dots"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key); code != 2 || !strings.Contains(errs, "was made with --keep-rootless-dots;") {
+		t.Errorf("a store kept with --keep-rootless-dots, used without: exit %d, stderr %q", code, errs)
+	}
+}
+
 // TestIPv6Flag: --ipv6-rfc5952 writes IPv6 hosts in RFC 5952 form in
 // normalize and dedup (where the two spellings become duplicates).
 func TestIPv6Flag(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 type normFlags struct {
 	level       *string
 	keepDots    *bool
+	keepRoot    *bool
 	ipv6        *bool
 	heuristics  []*bool
 	stripParams stringsFlag
@@ -39,6 +40,7 @@ func addNormFlags(fs *flag.FlagSet) *normFlags {
 	f := &normFlags{
 		level:    fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2), scheme (§6.2.2 and §6.2.3), crawler (scheme and every non-RFC heuristic below; with heuristic flags, only those), safebrowsing (Google Safe Browsing's canonicalization) or w3lib (Python w3lib's canonicalize_url, as Scrapy fingerprints requests); the last two read any line as their owner does"),
 		keepDots: fs.Bool("keep-encoded-dots", false, "keep a path segment written %2E or %2E%2E encoded instead of removing it as a dot segment (RFC 3986 §6.2.2's order), so that normal forms resolve references as the original does"),
+		keepRoot: fs.Bool("keep-rootless-dots", false, "keep the dot segments of a rootless path (\"foo:a/../b\" stays, instead of RFC 3986 §6.2.2.3's \"foo:/b\"), the normal form before issue 23, so that references with an empty path resolve against normal forms exactly as against the original; a relative reference's rootless path keeps them either way"),
 		ipv6:     fs.Bool("ipv6-rfc5952", false, "write IPv6 hosts in RFC 5952's text form (compressed, lower case), as net/netip does: another equivalence than RFC 3986's"),
 	}
 	for _, h := range heuristicFlags {
@@ -57,7 +59,7 @@ func (f *normFlags) config(fs *flag.FlagSet, cmd string) (normalize.Level, norma
 		return 0, normalize.Normalizer{}, cmd + ": --level must be syntax, scheme, crawler, safebrowsing or w3lib, not " + strconv.Quote(*f.level)
 	}
 	if lv.Raw() {
-		for _, name := range []string{"keep-encoded-dots", "ipv6-rfc5952", "strip-param"} {
+		for _, name := range []string{"keep-encoded-dots", "keep-rootless-dots", "ipv6-rfc5952", "strip-param"} {
 			if isFlagSet(fs, name) {
 				return 0, normalize.Normalizer{}, cmd + ": --" + name + " applies to the RFC levels and crawler, not --level " + *f.level + " (which is its owner's canonicalization, exactly)"
 			}
@@ -69,7 +71,7 @@ func (f *normFlags) config(fs *flag.FlagSet, cmd string) (normalize.Level, norma
 		}
 		return lv, normalize.Normalizer{}, ""
 	}
-	n := normalize.Normalizer{KeepEncodedDots: *f.keepDots, IPv6RFC5952: *f.ipv6}
+	n := normalize.Normalizer{KeepEncodedDots: *f.keepDots, KeepRootlessDots: *f.keepRoot, IPv6RFC5952: *f.ipv6}
 	for i, h := range heuristicFlags {
 		if *f.heuristics[i] || h.h == normalize.StripParams && len(f.stripParams) > 0 {
 			n.Heuristics |= h.h
@@ -90,5 +92,5 @@ func (f *normFlags) config(fs *flag.FlagSet, cmd string) (normalize.Level, norma
 // configure gives h the normalizer's options.
 func configure(h *normalize.Hasher, n normalize.Normalizer) {
 	c := h.Config()
-	c.Heuristics, c.StripParams, c.KeepEncodedDots, c.IPv6RFC5952 = n.Heuristics, n.StripParams, n.KeepEncodedDots, n.IPv6RFC5952
+	c.Heuristics, c.StripParams, c.KeepEncodedDots, c.KeepRootlessDots, c.IPv6RFC5952 = n.Heuristics, n.StripParams, n.KeepEncodedDots, n.KeepRootlessDots, n.IPv6RFC5952
 }
