@@ -65,7 +65,8 @@ func BenchmarkParse(b *testing.B) {
 }
 
 // BenchmarkClassify measures stage 1 alone, per kernel and input size, on
-// URL-like bytes. Compare kernels with: benchstat -col /impl.
+// URL-like bytes, with bytes.IndexByte over the same bytes as the
+// memory-speed line. Compare kernels with: benchstat -col /impl.
 func BenchmarkClassify(b *testing.B) {
 	const url = "https://www.example.com/a/b/c.html?x=1&y=%20z#frag\n"
 	src := bytes.Repeat([]byte(url), (1<<20)/len(url)+1)
@@ -83,6 +84,20 @@ func BenchmarkClassify(b *testing.B) {
 				}
 			})
 		}
+	}
+	// The memory-speed line: bytes.IndexByte (the runtime's SIMD scan) of
+	// a byte the buffer lacks, over the same bytes.
+	for _, size := range []int{64, 1 << 10, 4 << 10, 64 << 10, 1 << 20} {
+		b.Run("impl=indexbyte/size="+sizeName(size), func(b *testing.B) {
+			in := src[:size]
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				if bytes.IndexByte(in, 0xff) >= 0 {
+					b.Fatal("0xff in the input")
+				}
+			}
+		})
 	}
 }
 

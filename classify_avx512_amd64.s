@@ -56,17 +56,12 @@ loop:
 	VPTESTMB Z28, Z0, K6, K3
 	VPTESTMB Z27, Z0, K6, K4
 	VPTESTMB Z26, Z0, K6, K7
-	KMOVQ    K2, AX
-	KMOVQ    K3, R8
-	KMOVQ    K4, R9
-	KMOVQ    K7, R10
-	MOVQ     AX, blockMasks_invalid(DI)
-	MOVQ     R8, blockMasks_structural(DI)
-	MOVQ     R9, blockMasks_newline(DI)
-	MOVQ     R10, blockMasks_tail(DI)
-	VPTESTMB Z25, Z0, K6, K4
-	KMOVQ    K4, R11
-	MOVQ     R11, blockMasks_delim(DI)
+	VPTESTMB Z25, Z0, K6, K5
+	KMOVQ    K2, blockMasks_invalid(DI)
+	KMOVQ    K3, blockMasks_structural(DI)
+	KMOVQ    K4, blockMasks_newline(DI)
+	KMOVQ    K7, blockMasks_tail(DI)
+	KMOVQ    K5, blockMasks_delim(DI)
 
 	ADDQ $64, SI
 	ADDQ $blockMasks__size, DI

@@ -47,6 +47,9 @@ var (
 	_ [unsafe.Sizeof(uriFields{}) - unsafe.Offsetof(uriFields{}.defined) - 8]struct{}
 	_ [8 - (unsafe.Sizeof(uriFields{}) - unsafe.Offsetof(uriFields{}.defined))]struct{}
 	_ [-int(RFC3986)]struct{} // a zero grammar is RFC 3986's
+	// The assembly parks event k in the span at fastOffQuery + 8*k.
+	_ [fastOffFrag - fastOffQuery - 8]struct{}
+	_ [8 - (fastOffFrag - fastOffQuery)]struct{}
 )
 
 // The Go reference of the batch assembly. fastBatchBMI2 is specified as
@@ -60,12 +63,13 @@ var (
 //
 //	("http" / "https" / "file") "://" reg-name path [ "?" query ] [ "#" fragment ]
 //
-// with a host that mayBeIPv4 lets through left to Go (the assembly does
-// not run isIPv4). Every other condition (the record's "\n" in the
-// window, no invalid byte, at most two tail events, a long record's host
-// in its first 64 bytes) is fast's own.
+// (no userinfo, no port), with a host that mayBeIPv4 lets through left to
+// Go (the assembly does not run isIPv4). Every other condition (the
+// record's "\n" in the window, no invalid byte, every "%" a pct-encoded,
+// at most two "?" or "#" events, a long record's host in its first 64
+// bytes) is fast's own.
 func batchShape(u *URI) bool {
-	return u.defined&(1<<Scheme|1<<Host) == 1<<Scheme|1<<Host &&
+	return u.defined&(1<<Scheme|1<<Host|1<<Userinfo|1<<Port) == 1<<Scheme|1<<Host &&
 		commonScheme(u.Get(Scheme)) && !mayBeIPv4(u.Get(Host))
 }
 

@@ -21,8 +21,8 @@ var useFastBatch = cpufeat.BatchBMI2
 // with its "\n" in the window (and, for a record of 64 bytes or more, its
 // host in the first 64), no invalid byte, no structural byte in the host,
 // a host that cannot be an IPv4address (it is shorter than 7 bytes or
-// does not end in a digit), and at most two tail events after it: "?"
-// then "#", or one of them. It writes them to
+// does not end in a digit), every "%" after it a pct-encoded, and at most
+// two tail events after it: "?" then "#", or one of them. It writes them to
 // out and returns how many, and why it stopped (fastStop...). Every
 // record it takes, fast would take with the same result.
 //

@@ -146,21 +146,52 @@ hostok:
 	MOVL R11, const_fastOffPath(R10)
 
 	// The tail events (at most two, offsets in the record) wait in the
-	// query and fragment spans, their count in the flags word, until the
-	// record's end is known.
-	MOVL   $0, uriFields_defined(R10)
-	TESTQ  R9, R9
-	JZ     events
-	TZCNTQ R9, R13
-	MOVL   R13, const_fastOffQuery(R10)
-	MOVL   $1, uriFields_defined(R10)
-	BLSRQ  R9, R9
-	JZ     events
-	TZCNTQ R9, R13
-	MOVL   R13, const_fastOffFrag(R10)
-	MOVL   $2, uriFields_defined(R10)
-	BLSRQ  R9, R9
-	JNZ    done
+	// query and fragment spans (one span apart: const_fastOffEvents), their
+	// count in the flags word, until the record's end is known. A "%" is
+	// no event: it must begin a pct-encoded, checked here as pctAt does
+	// (two HEXDIGs, before the input's end).
+	MOVL  $0, uriFields_defined(R10)
+	TESTQ R9, R9
+	JZ    events
+
+headev:
+	TZCNTQ  R9, R13
+	CMPB    (DX)(R13*1), $0x25 // "%"
+	JNE     headevent
+	LEAQ    2(BX)(R13*1), AX
+	CMPQ    AX, srclen+32(FP)
+	JAE     done
+	MOVBLZX 1(DX)(R13*1), AX
+	LEAL    -48(AX), R12       // a digit, or
+	CMPL    R12, $10
+	JB      headhex1
+	ORL     $0x20, AX          // "a" to "f" in either case
+	SUBL    $97, AX
+	CMPL    AX, $6
+	JAE     done
+
+headhex1:
+	MOVBLZX 2(DX)(R13*1), AX
+	LEAL    -48(AX), R12
+	CMPL    R12, $10
+	JB      headnext
+	ORL     $0x20, AX
+	SUBL    $97, AX
+	CMPL    AX, $6
+	JAE     done
+	JMP     headnext
+
+headevent:
+	MOVL uriFields_defined(R10), CX
+	CMPL CX, $2
+	JAE  done                                 // a third event
+	MOVL R13, const_fastOffQuery(R10)(CX*8)   // the query span, then the fragment's
+	INCL CX
+	MOVL CX, uriFields_defined(R10)
+
+headnext:
+	BLSRQ R9, R9
+	JNZ   headev
 
 events:
 	CMPQ R8, $64
@@ -169,14 +200,14 @@ events:
 	// A record of 64 bytes or more: its path, query and fragment run on,
 	// word by word, to its "\n".
 longwords:
+	MOVQ $64, CX            // the word's offset in the record
+
+longloop:
 	MOVQ BX, AX
 	SUBQ win+16(FP), AX
 	ANDQ $63, AX            // sh, the same for every word
 	MOVQ AX, R12
-	XORQ $63, R12
-	MOVQ $64, CX            // the word's offset in the record
-
-longloop:
+	XORQ $63, R12           // (both again each word: the "%" check below takes them)
 	MOVQ BX, R8
 	SUBQ win+16(FP), R8
 	ADDQ CX, R8
@@ -216,6 +247,33 @@ longloop:
 longev:
 	TZCNTQ DX, R13
 	ADDQ   CX, R13
+	LEAQ   (BX)(R13*1), R9
+	CMPB   (SI)(R9*1), $0x25 // "%": pct-encoded, checked, not an event
+	JNE    longevent
+	LEAQ   2(R9), AX
+	CMPQ   AX, srclen+32(FP)
+	JAE    done
+	MOVBLZX 1(SI)(R9*1), AX
+	LEAL   -48(AX), R12
+	CMPL   R12, $10
+	JB     longhex1
+	ORL    $0x20, AX
+	SUBL   $97, AX
+	CMPL   AX, $6
+	JAE    done
+
+longhex1:
+	MOVBLZX 2(SI)(R9*1), AX
+	LEAL   -48(AX), R12
+	CMPL   R12, $10
+	JB     longev1next
+	ORL    $0x20, AX
+	SUBL   $97, AX
+	CMPL   AX, $6
+	JAE    done
+	JMP    longev1next
+
+longevent:
 	MOVL   uriFields_defined(R10), R8
 	CMPL   R8, $1
 	JA     done             // a third event
@@ -229,6 +287,8 @@ longev2:
 longev1:
 	INCL  R8
 	MOVL  R8, uriFields_defined(R10)
+
+longev1next:
 	BLSRQ DX, DX
 	JNZ   longev
 

@@ -84,6 +84,17 @@ func asmDiffInputs(t testing.TB) [][]byte {
 		}
 	}
 	in = append(in, miss.Bytes())
+	// pct-encoded at every offset of each fast shape, with HEXDIGs and the
+	// bytes either side of their ranges ("/" ":" "@" "G" "`" "g").
+	var pct bytes.Buffer
+	for _, rec := range fastShapes() {
+		for i := range len(rec) + 1 {
+			for _, h := range []string{"41", "9f", "0A", "fF", "/0", "0:", "@0", "0G", "`1", "1g", "g1", "G0", "4", ""} {
+				pct.WriteString(rec[:i] + "%" + h + rec[i:] + "\n")
+			}
+		}
+	}
+	in = append(in, pct.Bytes())
 	for _, l := range shareddata.SampleAndLists(t, "testdata/sample.txt") {
 		in = append(in, l.Data)
 	}

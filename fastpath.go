@@ -15,10 +15,11 @@ import (
 // no invalid byte (so no "\r"), and either (under 64 bytes) no structural
 // byte at all (a relative path) or
 //
-//	scheme ":" [ "//" reg-name ] path [ "?" query ] [ "#" fragment ]
+//	scheme ":" [ "//" reg-name [ ":" port ] ] path [ "?" query ] [ "#" fragment ]
 //
-// with no "@", ":", "[", "]" or "%" in the authority and no "%", "[", "]"
-// or second "?" or "#" after it. Such a record is valid; fast sets its
+// with no "@", "[", "]" or "%" in the authority, and no "[", "]" or
+// second "?" or "#" after it, where every "%" begins a pct-encoded (two
+// HEXDIGs: pctAt). Such a record is valid; fast sets its
 // components and returns its end and true. Any other record, valid or
 // not, gets false and goes to the walk, which has the last word; a record
 // that may run past the window gets fastWindowEnd, so that the caller can
@@ -86,13 +87,23 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 		a := p + 2
 		end := join(lo.delim, hi.delim, sh, up) & in >> a << a
 		p = min(uint(bits.TrailingZeros64(end)), n)
-		if long && p == n || st>>a<<a&(uint64(1)<<p-1) != 0 {
-			return 0, false // userinfo, port, IP-literal or pct-encoded
+		if long && p == n {
+			return 0, false
 		}
-		u.spans[Host] = span{s0 + int32(a), s0 + int32(p)}
+		h := p // the host's end
+		if hs := st >> a << a & (uint64(1)<<p - 1); hs != 0 {
+			// One ':' and a port of digits; any other structural byte
+			// (userinfo, IP-literal, pct-encoded) goes to the walk.
+			h = uint(bits.TrailingZeros64(hs))
+			if hs&(hs-1) != 0 || at(h) != ':' || !w.fastPort(u, start, h+1, p) {
+				return 0, false
+			}
+			defined |= 1 << Port
+		}
+		u.spans[Host] = span{s0 + int32(a), s0 + int32(h)}
 		defined |= 1 << Host
 		u.hostType = RegName
-		if h := unsafe.String((*byte)(unsafe.Add(rec, a)), p-a); mayBeIPv4(h) { // regNameKind, inlined
+		if h := unsafe.String((*byte)(unsafe.Add(rec, a)), h-a); mayBeIPv4(h) { // regNameKind, inlined
 			u.hostType = dottedKind(h)
 		}
 	}
@@ -107,10 +118,17 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 	var ev [2]uint
 	nev := 0
 	for ; tail != 0; tail &= tail - 1 {
+		t := uint(bits.TrailingZeros64(tail))
+		if at(t) == '%' { // pct-encoded: checked here, not an event
+			if !pctAt(w.src, start+int(t)) {
+				return 0, false
+			}
+			continue
+		}
 		if nev == len(ev) {
 			return 0, false
 		}
-		ev[nev], nev = uint(bits.TrailingZeros64(tail)), nev+1
+		ev[nev], nev = t, nev+1
 	}
 	if long {
 		// The head is in shape: say so, for fastBatchRef to tell a record
@@ -174,10 +192,17 @@ func (w *walker) fastEnd(k, sh uint, start int, ev *[2]uint, nev int) (int, int,
 			return 0, 0, false
 		}
 		for tail := join(lo.tail, hi.tail, sh, up) & in; tail != 0; tail &= tail - 1 {
+			t := blockSize*j + uint(bits.TrailingZeros64(tail))
+			if w.src[start+int(t)] == '%' { // pct-encoded: checked, not an event
+				if !pctAt(w.src, start+int(t)) {
+					return 0, 0, false
+				}
+				continue
+			}
 			if nev == len(ev) {
 				return 0, 0, false
 			}
-			ev[nev], nev = blockSize*j+uint(bits.TrailingZeros64(tail)), nev+1
+			ev[nev], nev = t, nev+1
 		}
 		if nl != 0 {
 			return start + int(blockSize*j) + bits.TrailingZeros64(nl), nev, true
@@ -214,4 +239,16 @@ func commonScheme(s string) bool {
 // record that starts anywhere in a block.
 func join(lo, hi uint64, sh, up uint) uint64 {
 	return lo>>sh | hi<<1<<up
+}
+
+// fastPort sets u's port to the record's bytes [a, b) (offsets from
+// start) when they are a port = *DIGIT, and reports whether they are.
+func (w *walker) fastPort(u *URI, start int, a, b uint) bool {
+	bad, v, ok := portDigits(w.src[start+int(a) : start+int(b)])
+	if bad >= 0 {
+		return false
+	}
+	u.spans[Port] = span{int32(start + int(a)), int32(start + int(b))}
+	u.port, u.portOK = v, ok
+	return true
 }

@@ -66,20 +66,33 @@ func (w *walker) closeAuthority(u *URI, a, end, firstAt, secondAt, colon, colonA
 // checkPort checks port = *DIGIT on src[a:b] and records its value.
 func (w *walker) checkPort(u *URI, a, b int) {
 	u.set(Port, a, b)
-	v := 0
-	for i := a; i < b; i++ {
-		c := w.src[i]
+	bad, v, ok := portDigits(w.src[a:b])
+	if bad >= 0 {
+		w.fail(a+bad, errChar, 0, Port)
+		return
+	}
+	u.port, u.portOK = v, ok
+}
+
+// portDigits checks port = *DIGIT on s, for the walk and the Go fast path:
+// it returns the index of the first byte that is not a DIGIT (-1 when
+// all are), and s's value with ok when s is not empty and the value fits
+// 16 bits.
+func portDigits(s string) (bad int, v uint16, ok bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if c < '0' || c > '9' {
-			w.fail(i, errChar, 0, Port)
-			return
+			return i, 0, false
 		}
-		if v <= math.MaxUint16 {
-			v = v*10 + int(c-'0')
+		if n <= math.MaxUint16 {
+			n = n*10 + int(c-'0')
 		}
 	}
-	if a < b && v <= math.MaxUint16 {
-		u.port, u.portOK = uint16(v), true
+	if len(s) > 0 && n <= math.MaxUint16 {
+		return -1, uint16(n), true
 	}
+	return -1, 0, false
 }
 
 // checkIPLiteral checks the text src[a:b] after "[" and before "]" (or

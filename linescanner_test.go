@@ -548,7 +548,10 @@ func TestLineScannerNearShapes(t *testing.T) {
 // starting at every offset of a block.
 func TestLineScannerNoOverread(t *testing.T) {
 	mem := pagetest.BeforeGuard(t)
-	tails := []string{"http:", "https:", "http:/", "http://", "http://h", "http://h/p?q#", "file://" + strings.Repeat("p", 70)}
+	tails := []string{"http:", "https:", "http:/", "http://", "http://h", "http://h/p?q#", "file://" + strings.Repeat("p", 70),
+		// a "%" whose HEXDIGs the fast paths check: the input ends first
+		"http://h/%", "http://h/%4", "file:///" + strings.Repeat("p", 70) + "%", "file:///" + strings.Repeat("p", 70) + "%4",
+		"file:///" + strings.Repeat("p", 55) + "%4", "file:///" + strings.Repeat("p", 54) + "%4"} // "%" at the first word's end
 	forEachScanPath(t, func(t *testing.T) {
 		for _, tail := range tails {
 			for pad := 0; pad < 4*64; pad++ {
@@ -626,6 +629,8 @@ func fastShapes() []string {
 		"http://example.com/p?" + long + "#" + long,
 		"https://www.example.com/" + strings.Repeat(long, 4) + "?" + long + "#" + long, // 6 blocks
 		"file:///" + long,
+		"file:///Users/x/node_modules/%40types/node?a=%2F#%7E", // pct-encoded in path, query and fragment
+		"https://h/" + long + "%41" + long + "?q=%4a#%4F",      // and in the words after the first
 	}
 }
 

@@ -105,15 +105,19 @@ func TestFastPathShapes(t *testing.T) {
 
 // shareFloors are the least share of records each fast path must take
 // from each list (batch assembly on; Go fast path with it off), a little
-// under what it took when the floors were set (2026-12-01; the measured
-// shares are in the comments; the counts do not depend on the machine). A change in shape
-// coverage that sends records to a slower path fails here. "sample" is the
-// bundled testdata/sample.txt, so the test runs without the shared data.
+// under what it took when the floors were set (2026-12-03, after both
+// fast paths took pct-encoded paths, queries and fragments, and the Go
+// fast path ports; the measured shares are in the comments; the counts do
+// not depend on the machine). With the assembly off, what the Go fast
+// path leaves goes to the walk, so its floor also caps the slow walk's
+// share (under 2% on every list). A change in shape coverage that sends
+// records to a slower path fails here. "sample" is the bundled
+// testdata/sample.txt, so the test runs without the shared data.
 var shareFloors = map[string]struct{ asm, fast float64 }{
-	"sample":       {0.973, 0.975}, // 97.65%, 97.90% of 1,236
-	"kasztp":       {0.989, 0.989}, // 99.22%, 99.23% of 48,010
-	"isaacs_files": {0.987, 0.990}, // 99.07%, 99.37% of 6,207
-	"node_files":   {0.973, 0.973}, // 97.61%, 97.61% of 43,415
+	"sample":       {0.980, 0.984}, // 98.14%, 98.54% of 1,236 (was 97.65%, 97.90%)
+	"kasztp":       {0.991, 0.992}, // 99.22%, 99.28% of 48,010 (was 99.22%, 99.23%; the walk's 0.72% are invalid records but one)
+	"isaacs_files": {0.990, 0.999}, // 99.07%, 100.00% of 6,207 (was 99.07%, 99.37%)
+	"node_files":   {0.999, 0.999}, // 100.00%, 100.00% of 43,415 (was 97.61%, 97.61%)
 }
 
 // TestFastPathShares scans the bundled sample and each shared list whole

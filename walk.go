@@ -318,8 +318,14 @@ func (w *walker) checkFirstSegment(a, b int) {
 
 // checkPct checks pct-encoded = "%" HEXDIG HEXDIG at p.
 func (w *walker) checkPct(p int) {
-	src := w.src
-	if p+2 >= len(src) || classify.Table[src[p+1]]&classify.Table[src[p+2]]&classify.HexDig == 0 {
+	if !pctAt(w.src, p) {
 		w.fail(p, errPct, 0, numComponents)
 	}
+}
+
+// pctAt reports whether the "%" at src[p] begins a
+// pct-encoded = "%" HEXDIG HEXDIG: the test of the walk and the Go fast
+// path.
+func pctAt(src string, p int) bool {
+	return p+2 < len(src) && classify.Table[src[p+1]]&classify.Table[src[p+2]]&classify.HexDig != 0
 }
