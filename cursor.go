@@ -19,17 +19,22 @@ const winBlocks = 8
 // input lazily, one window at a time.
 type cursor struct {
 	src  string
-	win  int                       // offset of block m[0]
-	base int                       // offset of block m[blk]
-	bits uint64                    // events of block m[blk] not yet returned
-	blk  int                       // current block in m
-	nblk int                       // valid blocks in m
-	next int                       // first offset not yet classified
-	selS uint64                    // all ones in full mode
-	selT uint64                    // all ones in tail mode
-	m    [winBlocks + 1]blockMasks // m[nblk] is kept zero for the batch assembly
+	win  int    // offset of block m[0]
+	base int    // offset of block m[blk]
+	bits uint64 // events of block m[blk] not yet returned
+	blk  int    // current block in m
+	nblk int    // valid blocks in m
+	next int    // first offset not yet classified
+	selS uint64 // all ones in full mode
+	selT uint64 // all ones in tail mode
+	// m holds the window's masks, m[nblk] kept zero (for the fast paths,
+	// which read the block after a record's). It is the caller's: at least
+	// winBlocks+1 blocks, or one more than the whole input's blocks when
+	// that is fewer (Parse's short inputs, which then zero less).
+	m []blockMasks
 }
 
+// init starts the cursor at start of src; the caller has set m.
 func (c *cursor) init(src string, start int) {
 	c.src = src
 	c.next = start

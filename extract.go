@@ -322,6 +322,8 @@ func trimEnd(c []byte) int {
 func validPrefix(c []byte) int {
 	var w walker
 	var u URI
+	var m [winBlocks + 1]blockMasks
+	w.m = m[:]
 	w.walkAll(&u, bytesToString(c))
 	if w.errOff == noError {
 		return -1

@@ -34,5 +34,5 @@ func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) 
 	if !useFastBatch {
 		return 0, fastStopShape
 	}
-	return fastBatchBMI2(&w.m, w.nblk, w.win, unsafe.StringData(w.src), len(w.src), pos, out)
+	return fastBatchBMI2((*[winBlocks + 1]blockMasks)(w.m), w.nblk, w.win, unsafe.StringData(w.src), len(w.src), pos, out)
 }

@@ -33,6 +33,7 @@ import (
 // false and Err returns a *TruncatedError.
 type LineScanner struct {
 	w       walker
+	masks   [winBlocks + 1]blockMasks // w's
 	u       URI
 	r       io.Reader
 	buf     []byte // stream mode: read buffer; data is a prefix of it
@@ -230,6 +231,7 @@ func (s *LineScanner) setData(d []byte) {
 	s.data, s.pos = d, 0
 	s.u.start, s.u.end = 0, 0
 	s.irec, s.nrec, s.skip, s.windowEnd = 0, 0, 0, false
+	s.w.m = s.masks[:]
 	s.w.init(bytesToString(d), 0)
 	s.u.src = s.w.src // records are spans of it: set once, not per record
 	s.w.batch = true

@@ -27,12 +27,53 @@ func (w *walker) walkAll(u *URI, s string) {
 	w.walk(u, 0)
 }
 
+// parseFast takes s with the Go fast path when it has one of its shapes:
+// it classifies s (one window, up to winBlocks blocks), marks the end of
+// s as the end of a record (a "\n" bit one past its last byte, in the
+// block after it when s fills its last block: m[nblk] is there, zero),
+// and takes the record if fast takes all of it. A "\n" or "\r" in s is
+// invalid to fast, which then ends or declines the record early, so
+// anything fast takes is what the walk would make of s. It reports
+// whether it took s; if not, u and w must be reset before the walk.
+func (w *walker) parseFast(u *URI, s string) bool {
+	if len(s) == 0 || len(s) >= winBlocks*blockSize || !useGoFast {
+		return false
+	}
+	w.init(s, 0)
+	w.fill()
+	w.m[len(s)/blockSize].newline |= 1 << (len(s) % blockSize)
+	u.src = s
+	end, ok := w.fast(u, 0)
+	if !ok || end != len(s) {
+		return false
+	}
+	u.start, u.end = 0, int32(len(s))
+	return true
+}
+
 func parse(s string, copyOnError bool) (URI, error) {
 	if len(s) > MaxLength {
 		return URI{}, &Error{Input: "", Offset: MaxLength, Err: ErrTooLong, code: errTooLong}
 	}
+	// The masks of a short input (most are) take 3 blocks to zero, not
+	// winBlocks+1.
+	if len(s) < 2*blockSize {
+		var m [3]blockMasks
+		return parseIn(s, copyOnError, m[:])
+	}
+	var m [winBlocks + 1]blockMasks
+	return parseIn(s, copyOnError, m[:])
+}
+
+// parseIn is parse with the masks in m (see cursor.m).
+func parseIn(s string, copyOnError bool, m []blockMasks) (URI, error) {
 	var w walker
+	w.m = m
 	var u URI
+	if w.parseFast(&u, s) {
+		return u, nil
+	}
+	u = URI{}
 	w.walkAll(&u, s)
 	if w.errOff != noError {
 		in := s
