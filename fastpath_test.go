@@ -44,3 +44,64 @@ func TestGoFastPorts(t *testing.T) {
 		}
 	})
 }
+
+// TestParseFast: Parse's fast path takes every fast shape (at lengths
+// around the block boundaries too) and, on every parse case, takes only
+// inputs the walk accepts, with the walk's components.
+func TestParseFast(t *testing.T) {
+	walkOnly := func(s string) (URI, bool) {
+		var w walker
+		var m [winBlocks + 1]blockMasks
+		w.m = m[:]
+		var u URI
+		w.walkAll(&u, s)
+		return u, w.errOff == noError
+	}
+	fast := func(s string) (URI, bool) {
+		var w walker
+		var m [winBlocks + 1]blockMasks
+		w.m = m[:]
+		var u URI
+		return u, w.parseFast(&u, s)
+	}
+	forEachKernel(t, func(t *testing.T) {
+		var recs []string
+		for _, rec := range fastShapes() {
+			recs = append(recs, rec)
+			for _, n := range []int{63, 64, 65, 127, 128, 129} {
+				if pad := n - len(rec); pad > 0 && !strings.ContainsAny(rec, "?#") && strings.LastIndexByte(rec, '/') > len("file://") { // padding in the path, not the host
+					recs = append(recs, rec+strings.Repeat("p", pad))
+				}
+			}
+		}
+		for _, rec := range recs {
+			u, ok := fast(rec)
+			// A length that is a whole number of blocks puts the end in the
+			// zero block after the window's: the walk takes those.
+			if !ok && len(rec)%blockSize != 0 && len(rec) < winBlocks*blockSize {
+				t.Errorf("%q (%d bytes): Parse's fast path declined it", rec, len(rec))
+				continue
+			}
+			if want, _ := walkOnly(rec); ok && render(u, nil)+extras(&u) != render(want, nil)+extras(&want) {
+				t.Errorf("%q: fast %s, walk %s", rec, render(u, nil)+extras(&u), render(want, nil)+extras(&want))
+			}
+		}
+		took := 0
+		for _, c := range parseCases {
+			u, ok := fast(c.in)
+			if !ok {
+				continue
+			}
+			took++
+			want, valid := walkOnly(c.in)
+			if !valid {
+				t.Errorf("%q: Parse's fast path took an input the walk refuses", c.in)
+			} else if render(u, nil)+extras(&u) != render(want, nil)+extras(&want) {
+				t.Errorf("%q: fast %s, walk %s", c.in, render(u, nil)+extras(&u), render(want, nil)+extras(&want))
+			}
+		}
+		if took < 20 {
+			t.Errorf("Parse's fast path took only %d parse cases", took)
+		}
+	})
+}
