@@ -23,6 +23,19 @@
 	ORQ   tmp, dst         \
 	BZHIQ R8, dst, dst
 
+// HEXDIG jumps to done unless the byte in c is a HEXDIG ("0" to "9", "a"
+// to "f" in either case: pctAt's test). Clobbers c and t.
+#define HEXDIG(c, t) \
+	LEAL  -48(c), t \
+	CMPL  t, $10    \
+	SETCS t         \
+	ORL   $0x20, c  \
+	SUBL  $97, c    \
+	CMPL  c, $6     \
+	SETCS c         \
+	ORB   t, c      \
+	JZ    done
+
 // func fastBatchBMI2(m *[winBlocks+1]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]uriFields) (n, stop int)
 //
 // The same steps as (*walker).fast for its most common shape; any record
@@ -162,23 +175,9 @@ headev:
 	CMPQ    AX, srclen+32(FP)
 	JAE     done
 	MOVBLZX 1(DX)(R13*1), AX
-	LEAL    -48(AX), R12       // a digit, or
-	CMPL    R12, $10
-	JB      headhex1
-	ORL     $0x20, AX          // "a" to "f" in either case
-	SUBL    $97, AX
-	CMPL    AX, $6
-	JAE     done
-
-headhex1:
+	HEXDIG(AX, R12)
 	MOVBLZX 2(DX)(R13*1), AX
-	LEAL    -48(AX), R12
-	CMPL    R12, $10
-	JB      headnext
-	ORL     $0x20, AX
-	SUBL    $97, AX
-	CMPL    AX, $6
-	JAE     done
+	HEXDIG(AX, R12)
 	JMP     headnext
 
 headevent:
@@ -254,23 +253,9 @@ longev:
 	CMPQ   AX, srclen+32(FP)
 	JAE    done
 	MOVBLZX 1(SI)(R9*1), AX
-	LEAL   -48(AX), R12
-	CMPL   R12, $10
-	JB     longhex1
-	ORL    $0x20, AX
-	SUBL   $97, AX
-	CMPL   AX, $6
-	JAE    done
-
-longhex1:
+	HEXDIG(AX, R12)
 	MOVBLZX 2(SI)(R9*1), AX
-	LEAL   -48(AX), R12
-	CMPL   R12, $10
-	JB     longev1next
-	ORL    $0x20, AX
-	SUBL   $97, AX
-	CMPL   AX, $6
-	JAE    done
+	HEXDIG(AX, R12)
 	JMP    longev1next
 
 longevent:
