@@ -77,9 +77,9 @@ func batchShape(u *URI) bool {
 // records from pos into out while fast takes them and batchShape admits
 // them, and says why it stopped as fastBatchBMI2 does (fastStopFull,
 // fastStopWindow when fast needs a window that starts at the record and
-// what it read of it is in shape, fastStopShape otherwise). Only the defined components, start, end and
-// the flags of each record are specified: the assembly leaves other spans
-// as it likes.
+// what it read of it is in shape, fastStopShape otherwise). Only the
+// defined components, start, end and the flags of each record are
+// specified: the assembly leaves other spans as it likes.
 func (w *walker) fastBatchRef(pos int, out *[fastBatchLen]uriFields) (n, stop int) {
 	u := URI{src: w.src}
 	for ; n < fastBatchLen; n++ {

@@ -159,7 +159,7 @@ hostok:
 	MOVL R11, const_fastOffPath(R10)
 
 	// The tail events (at most two, offsets in the record) wait in the
-	// query and fragment spans (one span apart: const_fastOffEvents), their
+	// query and fragment spans (one span apart, as fastbatch.go asserts), their
 	// count in the flags word, until the record's end is known. A "%" is
 	// no event: it must begin a pct-encoded, checked here as pctAt does
 	// (two HEXDIGs, before the input's end).

@@ -37,7 +37,8 @@ func (w *walker) fast(u *URI, start int) (int, bool) {
 		return fastWindowEnd, false
 	}
 	// The next block may be the zero m[nblk] past the window.
-	lo, hi := &w.m[k%winBlocks], &w.m[k%winBlocks+1]
+	pair := w.m[k%winBlocks : k%winBlocks+2 : k%winBlocks+2] // one bounds check for both
+	lo, hi := &pair[0], &pair[1]
 	// Each word joins the masks of the two blocks from bit sh of the
 	// first. (The second shift is split so that no count reaches 64.)
 	sh := r % blockSize
@@ -182,7 +183,8 @@ func (w *walker) fastEnd(k, sh uint, start int, ev *[2]uint, nev int) (int, int,
 		if kj >= uint(w.nblk) {
 			return fastWindowEnd, 0, false
 		}
-		lo, hi := &w.m[kj%winBlocks], &w.m[kj%winBlocks+1]
+		pair := w.m[kj%winBlocks : kj%winBlocks+2 : kj%winBlocks+2]
+		lo, hi := &pair[0], &pair[1]
 		nl := join(lo.newline, hi.newline, sh, up)
 		in := ^uint64(0)
 		if nl != 0 {
@@ -226,7 +228,7 @@ func commonScheme(s string) bool {
 	}
 	switch binary.LittleEndian.Uint32(unsafe.Slice(unsafe.StringData(s), 4)) {
 	case 'h' | 't'<<8 | 't'<<16 | 'p'<<24:
-		return len(s) == 4 || s[4] == 's'
+		return len(s) == 4 || len(s) == 5 && s[4] == 's'
 	case 'f' | 'i'<<8 | 'l'<<16 | 'e'<<24:
 		return len(s) == 4
 	}

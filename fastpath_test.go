@@ -24,7 +24,7 @@ func TestGoFastPorts(t *testing.T) {
 			return u, ok && end == len(rec)
 		}
 		for _, rec := range take {
-			want, err := ParseString(rec)
+			want, err := parseWalkOnly(rec)
 			if err != nil {
 				t.Fatalf("%q: %v", rec, err)
 			}
@@ -62,7 +62,8 @@ func TestParseFast(t *testing.T) {
 		var m [winBlocks + 1]blockMasks
 		w.m = m[:]
 		var u URI
-		return u, w.parseFast(&u, s)
+		ok := w.parseFast(&u, s)
+		return u, ok
 	}
 	forEachKernel(t, func(t *testing.T) {
 		var recs []string
@@ -102,6 +103,32 @@ func TestParseFast(t *testing.T) {
 		}
 		if took < 20 {
 			t.Errorf("Parse's fast path took only %d parse cases", took)
+		}
+	})
+}
+
+// FuzzParseFast: whatever Parse's fast path takes, the walk accepts with
+// the same components, with Parse's own masks (3 blocks under 128 bytes).
+func FuzzParseFast(f *testing.F) {
+	for _, rec := range fastShapes() {
+		f.Add(rec)
+	}
+	f.Add("http://h:80/%41?q#f")
+	f.Add("file:///" + strings.Repeat("p", 55) + "%4")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseString(s)
+		want, werr := parseWalkOnly(s)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("%q: Parse %v, the walk %v", s, err, werr)
+		}
+		if err != nil {
+			if err.Error() != werr.Error() {
+				t.Fatalf("%q: Parse %v, the walk %v", s, err, werr)
+			}
+			return
+		}
+		if g, w := render(got, nil)+extras(&got), render(want, nil)+extras(&want); g != w {
+			t.Fatalf("%q:\nParse %s\nwalk  %s", s, g, w)
 		}
 	})
 }

@@ -21,6 +21,9 @@ import (
 // while they are in L1. Scanning allocates nothing per record, valid or
 // not (ParseError allocates only when called on an invalid record).
 //
+// A LineScanner must not be copied once Reset (or a constructor) has run:
+// the copy would share the original's window of masks.
+//
 // # Limits
 //
 // A record longer than the line limit (DefaultMaxLine unless SetMaxLine

@@ -29,14 +29,15 @@ func (w *walker) walkAll(u *URI, s string) {
 
 // parseFast takes s with the Go fast path when it has one of its shapes:
 // it classifies s (one window, up to winBlocks blocks), marks the end of
-// s as the end of a record (a "\n" bit one past its last byte, in the
-// block after it when s fills its last block: m[nblk] is there, zero),
-// and takes the record if fast takes all of it. A "\n" or "\r" in s is
+// s as the end of a record (a "\n" bit one past its last byte, in s's
+// last block), and takes the record if fast takes all of it. A length
+// that fills its last block would put the bit in the zero block after
+// the window, where fast does not look: the walk takes those. A "\n" or "\r" in s is
 // invalid to fast, which then ends or declines the record early, so
 // anything fast takes is what the walk would make of s. It reports
 // whether it took s; if not, u and w must be reset before the walk.
 func (w *walker) parseFast(u *URI, s string) bool {
-	if len(s) == 0 || len(s) >= winBlocks*blockSize || !useGoFast {
+	if len(s)%blockSize == 0 || len(s) >= winBlocks*blockSize || !useGoFast {
 		return false
 	}
 	w.init(s, 0)
