@@ -36,6 +36,17 @@
 	ORB   t, c      \
 	JZ    done
 
+// PCT jumps to done unless the "%" at src[abs] begins a pct-encoded: two
+// HEXDIGs, both before the input's end (pctAt's test). Clobbers AX, R12.
+#define PCT(abs) \
+	LEAQ    2(abs), AX            \
+	CMPQ    AX, srclen+32(FP)     \
+	JAE     done                  \
+	MOVBLZX 1(SI)(abs*1), AX      \
+	HEXDIG(AX, R12)               \
+	MOVBLZX 2(SI)(abs*1), AX      \
+	HEXDIG(AX, R12)
+
 // func fastBatchBMI2(m *[winBlocks+1]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]uriFields) (n, stop int)
 //
 // The same steps as (*walker).fast for its most common shape; any record
@@ -168,17 +179,12 @@ hostok:
 	JZ    events
 
 headev:
-	TZCNTQ  R9, R13
-	CMPB    (DX)(R13*1), $0x25 // "%"
-	JNE     headevent
-	LEAQ    2(BX)(R13*1), AX
-	CMPQ    AX, srclen+32(FP)
-	JAE     done
-	MOVBLZX 1(DX)(R13*1), AX
-	HEXDIG(AX, R12)
-	MOVBLZX 2(DX)(R13*1), AX
-	HEXDIG(AX, R12)
-	JMP     headnext
+	TZCNTQ R9, R13
+	CMPB   (DX)(R13*1), $0x25 // "%"
+	JNE    headevent
+	LEAQ   (BX)(R13*1), R11
+	PCT(R11)
+	JMP    headnext
 
 headevent:
 	MOVL uriFields_defined(R10), CX
@@ -249,13 +255,7 @@ longev:
 	LEAQ   (BX)(R13*1), R9
 	CMPB   (SI)(R9*1), $0x25 // "%": pct-encoded, checked, not an event
 	JNE    longevent
-	LEAQ   2(R9), AX
-	CMPQ   AX, srclen+32(FP)
-	JAE    done
-	MOVBLZX 1(SI)(R9*1), AX
-	HEXDIG(AX, R12)
-	MOVBLZX 2(SI)(R9*1), AX
-	HEXDIG(AX, R12)
+	PCT(R9)
 	JMP    longev1next
 
 longevent:
