@@ -269,15 +269,7 @@ func TestKeepEncodedDotsFlag(t *testing.T) {
 	if _, out, _ := cli(t, in, "dedup", "--keep-encoded-dots"); out != in {
 		t.Errorf("dedup --keep-encoded-dots: %q", out)
 	}
-	dir := t.TempDir()
-	key := writeFile(t, "key.hex", strings.Repeat("cd", 32))
-	store := "disk:" + filepath.Join(dir, "seen")
-	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key, "--keep-encoded-dots"); code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key); code != 2 || !strings.Contains(errs, "was made with --keep-encoded-dots;") {
-		t.Errorf("a store kept with --keep-encoded-dots, used without: exit %d, stderr %q", code, errs)
-	}
+	storeRecordsFlag(t, in, "--keep-encoded-dots")
 }
 
 // TestKeepRootlessDotsFlag: normalize and dedup remove the dot segments
@@ -302,15 +294,7 @@ func TestKeepRootlessDotsFlag(t *testing.T) {
 	if _, out, _ := cli(t, in, "dedup", "--keep-rootless-dots"); out != in {
 		t.Errorf("dedup --keep-rootless-dots: %q", out)
 	}
-	dir := t.TempDir()
-	key := writeFile(t, "key.hex", strings.Repeat("cd", 32))
-	store := "disk:" + filepath.Join(dir, "seen")
-	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key, "--keep-rootless-dots"); code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key); code != 2 || !strings.Contains(errs, "was made with --keep-rootless-dots;") {
-		t.Errorf("a store kept with --keep-rootless-dots, used without: exit %d, stderr %q", code, errs)
-	}
+	storeRecordsFlag(t, in, "--keep-rootless-dots")
 }
 
 // TestIPv6Flag: --ipv6-rfc5952 writes IPv6 hosts in RFC 5952 form in
@@ -405,5 +389,19 @@ func TestIDNAFlag(t *testing.T) {
 	}
 	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key, "--strip-www", "--idna"); code != 2 || !strings.Contains(errs, "idna") {
 		t.Errorf("a store made without IDNA, used with it: exit %d, stderr %q", code, errs)
+	}
+}
+
+// storeRecordsFlag: a disk store dedup made from in with flag (a
+// normal-form option) is refused without it, naming the flag.
+func storeRecordsFlag(t *testing.T, in, flag string) {
+	t.Helper()
+	key := writeFile(t, "key.hex", strings.Repeat("cd", 32))
+	store := "disk:" + filepath.Join(t.TempDir(), "seen")
+	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key, flag); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := cli(t, in, "dedup", "--store", store, "--key-file", key); code != 2 || !strings.Contains(errs, "was made with "+flag+";") {
+		t.Errorf("a store made with %s, used without: exit %d, stderr %q", flag, code, errs)
 	}
 }
