@@ -52,38 +52,43 @@ func (w *walker) parseFast(u *URI, s string) bool {
 	return true
 }
 
-func parse(s string, copyOnError bool) (URI, error) {
+func parse(s string, copyOnError bool) (u URI, err error) {
 	if len(s) > MaxLength {
 		return URI{}, &Error{Input: "", Offset: MaxLength, Err: ErrTooLong, code: errTooLong}
 	}
 	// The masks of a short input (most are) take 3 blocks to zero, not
-	// winBlocks+1.
+	// winBlocks+1. The URI is written in place (u), not returned through
+	// a second function's result, which would copy it once more.
 	if len(s) < 2*blockSize {
 		var m [3]blockMasks
-		return parseIn(s, copyOnError, m[:])
+		err = parseInto(&u, s, copyOnError, m[:])
+	} else {
+		var m [winBlocks + 1]blockMasks
+		err = parseInto(&u, s, copyOnError, m[:])
 	}
-	var m [winBlocks + 1]blockMasks
-	return parseIn(s, copyOnError, m[:])
+	return u, err
 }
 
-// parseIn is parse with the masks in m (see cursor.m).
-func parseIn(s string, copyOnError bool, m []blockMasks) (URI, error) {
+// parseInto is parse into *u (zero on entry, and zero again on error)
+// with the masks in m (see cursor.m).
+func parseInto(u *URI, s string, copyOnError bool, m []blockMasks) error {
 	var w walker
 	w.m = m
-	var u URI
-	if w.parseFast(&u, s) {
-		return u, nil
+	if w.parseFast(u, s) {
+		return nil
 	}
-	u = URI{}
-	w.walkAll(&u, s)
+	*u = URI{}
+	w.walkAll(u, s)
 	if w.errOff != noError {
 		in := s
 		if copyOnError {
 			in = string([]byte(s))
 		}
-		return URI{}, w.error(&u, in, 0)
+		e := w.error(u, in, 0)
+		*u = URI{}
+		return e
 	}
-	return u, nil
+	return nil
 }
 
 // error builds the *Error for the violation recorded in w; u holds the
