@@ -22,6 +22,14 @@ func ParseString(s string) (URI, error) {
 // URI-reference, else the offset where it goes wrong.
 func (w *walker) walkAll(u *URI, s string) {
 	w.init(s, 0)
+	w.walkFromStart(u, s)
+}
+
+// walkFromStart is walkAll once the cursor is on s: fresh from init, or
+// with the window parseFast classified and left clean, which the walk
+// then reads instead of classifying s again.
+func (w *walker) walkFromStart(u *URI, s string) {
+	w.seek(0)
 	w.errOff = noError
 	u.src, u.end = s, int32(len(s))
 	w.walk(u, 0)
@@ -35,7 +43,8 @@ func (w *walker) walkAll(u *URI, s string) {
 // the window, where fast does not look: the walk takes those. A "\n" or "\r" in s is
 // invalid to fast, which then ends or declines the record early, so
 // anything fast takes is what the walk would make of s. It reports
-// whether it took s; if not, u and w must be reset before the walk.
+// whether it took s; if not, u must be reset before the walk, and a
+// window it classified is left as the walk needs it (the end mark off).
 func (w *walker) parseFast(u *URI, s string) bool {
 	if len(s)%blockSize == 0 || len(s) >= winBlocks*blockSize || !useGoFast {
 		return false
@@ -46,6 +55,7 @@ func (w *walker) parseFast(u *URI, s string) bool {
 	u.src = s
 	end, ok := w.fast(u, 0)
 	if !ok || end != len(s) {
+		w.m[len(s)/blockSize].newline &^= 1 << (len(s) % blockSize)
 		return false
 	}
 	u.start, u.end = 0, int32(len(s))
@@ -78,7 +88,10 @@ func parseInto(u *URI, s string, copyOnError bool, m []blockMasks) error {
 		return nil
 	}
 	*u = URI{}
-	w.walkAll(u, s)
+	if w.nblk == 0 { // parseFast classified nothing
+		w.init(s, 0)
+	}
+	w.walkFromStart(u, s)
 	if w.errOff != noError {
 		in := s
 		if copyOnError {
