@@ -48,7 +48,7 @@ func classifyBlocks(dst []blockMasks, src []byte) {
 	}
 	switch activeKernel {
 	case kernelAVX512:
-		classifyAVX512(&dst[0], unsafe.SliceData(src), len(src), &kernelClass128)
+		classifyAVX512(&dst[0], unsafe.SliceData(src), len(src), &kernelAVX512Tables)
 	case kernelAVX2:
 		classifyAVX2Blocks(dst, src)
 	default:
@@ -58,7 +58,7 @@ func classifyBlocks(dst []blockMasks, src []byte) {
 
 func classifyAVX512Blocks(dst []blockMasks, src []byte) {
 	if len(src) > 0 {
-		classifyAVX512(&dst[0], unsafe.SliceData(src), len(src), &kernelClass128)
+		classifyAVX512(&dst[0], unsafe.SliceData(src), len(src), &kernelAVX512Tables)
 	}
 }
 
@@ -103,8 +103,8 @@ func classifyAVX2(dst *blockMasks, src *byte, nblocks int, lut *nibbleLUT)
 // past src[n-1]: the last block is read with a masked load. n must be at
 // least 1.
 //
-// Requires AVX512F, AVX512BW, AVX512VBMI. Implemented in
+// Requires AVX512F, AVX512BW, AVX512VBMI and GFNI. Implemented in
 // classify_avx512_amd64.s.
 //
 //go:noescape
-func classifyAVX512(dst *blockMasks, src *byte, n int, class *[128]uint8)
+func classifyAVX512(dst *blockMasks, src *byte, n int, t *avx512Tables)

@@ -7,25 +7,27 @@
 // Requires: AVX2
 //
 // Two-nibble lookup (see nibbleLUT in classify_tables.go), 32 bytes per
-// register, two registers per 64-byte block:
+// register, two registers per 64-byte block; each mask is one compare (or
+// saturating add) per register and one VPMOVMSKB, and its two 32-bit
+// halves are stored as they are:
 //	x          = lut.lo[c & 15] & lut.hi[c >> 4]
-//	invalid    = x == 0: bit 7 of x +sat 0x7F is clear
+//	invalid    = x == 0
 //	structural = bit 7 of x +sat 0x70 (set iff x & 0xF0 != 0)
 //	newline    = c == '\n'
-//	x2         = lut.lo2[c & 15] & lut.hi2[c >> 4]
-//	tail       = bit 7 of (x2 & 0x0F) +sat 0x7F
-//	delim      = bit 7 of (x2 & 0x15) +sat 0x7F
+//	x2         = lut.lo2[c & 15] & lut.hi2[c >> 4] (at most one bit set)
+//	tail       = x2 > 0 as signed bytes (x2 & 0x0F != 0)
+//	delim      = bit 7 of x2 +sat 0x7C (x2 >= 0x04: x2 & 0x8C != 0)
 //
 // Register map:
 //	DI  dst (advances by blockMasks__size)
 //	SI  src (advances by 64)
 //	CX  blocks left
-//	AX  lut; then scratch for masks with R8
+//	AX  lut; then with R8 the two halves of a mask
 //	Y15 lut.lo in both lanes    Y14 lut.hi in both lanes
 //	Y13 0x0F bytes              Y12 0x70 bytes
-//	Y11 '\n' bytes              Y10 0x15 bytes
+//	Y11 '\n' bytes              Y10 0x7C bytes
 //	Y9  lut.lo2                 Y8  lut.hi2
-//	Y7  0x7F bytes
+//	Y7  zero
 //	Y0-Y1 input, Y2-Y6 scratch
 TEXT ·classifyAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -40,8 +42,8 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTB   nibbleLUT_nib(AX), Y13
 	VPBROADCASTB   nibbleLUT_bias(AX), Y12
 	VPBROADCASTB   nibbleLUT_nl(AX), Y11
-	VPBROADCASTB   nibbleLUT_bias2(AX), Y7
-	VPBROADCASTB   nibbleLUT_delim(AX), Y10
+	VPBROADCASTB   nibbleLUT_delimBias(AX), Y10
+	VPXOR          Y7, Y7, Y7
 
 loop:
 	VMOVDQU (SI), Y0
@@ -52,15 +54,15 @@ loop:
 	VPCMPEQB  Y11, Y1, Y3
 	VPMOVMSKB Y2, AX
 	VPMOVMSKB Y3, R8
-	SHLQ      $32, R8
-	ORQ       R8, AX
-	MOVQ      AX, blockMasks_newline(DI)
+	MOVL      AX, blockMasks_newline(DI)
+	MOVL      R8, blockMasks_newline+4(DI)
 
-	// Nibbles: the shift moves bits across bytes, the mask drops them.
+	// High nibbles: the shift moves bits across bytes, the mask drops
+	// them. The low-nibble lookups index with the bytes themselves:
+	// VPSHUFB reads the low 4 bits of an index below 0x80 and writes 0
+	// for one >= 0x80, so such a byte gets x = 0 (invalid) and x2 = 0.
 	VPSRLW $4, Y0, Y2
 	VPSRLW $4, Y1, Y3
-	VPAND  Y13, Y0, Y0
-	VPAND  Y13, Y1, Y1
 	VPAND  Y13, Y2, Y2
 	VPAND  Y13, Y3, Y3
 
@@ -72,27 +74,21 @@ loop:
 	VPSHUFB Y3, Y8, Y6
 	VPAND   Y6, Y5, Y5
 
-	// tail: x2 & 0x0F != 0
-	VPAND     Y13, Y4, Y6
-	VPADDUSB  Y7, Y6, Y6
+	// tail: x2 > 0, signed
+	VPCMPGTB  Y7, Y4, Y6
 	VPMOVMSKB Y6, AX
-	VPAND     Y13, Y5, Y6
-	VPADDUSB  Y7, Y6, Y6
+	VPCMPGTB  Y7, Y5, Y6
 	VPMOVMSKB Y6, R8
-	SHLQ      $32, R8
-	ORQ       R8, AX
-	MOVQ      AX, blockMasks_tail(DI)
+	MOVL      AX, blockMasks_tail(DI)
+	MOVL      R8, blockMasks_tail+4(DI)
 
-	// delim: x2 & 0x15 != 0
-	VPAND     Y10, Y4, Y4
-	VPADDUSB  Y7, Y4, Y4
+	// delim: x2 >= 0x04, bit 7 of x2 + 0x7C (saturating)
+	VPADDUSB  Y10, Y4, Y4
 	VPMOVMSKB Y4, AX
-	VPAND     Y10, Y5, Y5
-	VPADDUSB  Y7, Y5, Y5
+	VPADDUSB  Y10, Y5, Y5
 	VPMOVMSKB Y5, R8
-	SHLQ      $32, R8
-	ORQ       R8, AX
-	MOVQ      AX, blockMasks_delim(DI)
+	MOVL      AX, blockMasks_delim(DI)
+	MOVL      R8, blockMasks_delim+4(DI)
 
 	// x = lo[low nibble] & hi[high nibble]
 	VPSHUFB Y0, Y15, Y0
@@ -102,24 +98,21 @@ loop:
 	VPAND   Y2, Y0, Y0
 	VPAND   Y3, Y1, Y1
 
-	// invalid: x == 0, the complement of bit 7 of x + 0x7F (saturating)
-	VPADDUSB  Y7, Y0, Y4
-	VPADDUSB  Y7, Y1, Y5
+	// invalid: x == 0
+	VPCMPEQB  Y7, Y0, Y4
+	VPCMPEQB  Y7, Y1, Y5
 	VPMOVMSKB Y4, AX
 	VPMOVMSKB Y5, R8
-	SHLQ      $32, R8
-	ORQ       R8, AX
-	NOTQ      AX
-	MOVQ      AX, blockMasks_invalid(DI)
+	MOVL      AX, blockMasks_invalid(DI)
+	MOVL      R8, blockMasks_invalid+4(DI)
 
 	// structural: x & 0xF0 != 0, read from bit 7 of x + 0x70 (saturating)
 	VPADDUSB  Y12, Y0, Y4
 	VPADDUSB  Y12, Y1, Y5
 	VPMOVMSKB Y4, AX
 	VPMOVMSKB Y5, R8
-	SHLQ      $32, R8
-	ORQ       R8, AX
-	MOVQ      AX, blockMasks_structural(DI)
+	MOVL      AX, blockMasks_structural(DI)
+	MOVL      R8, blockMasks_structural+4(DI)
 
 	ADDQ $64, SI
 	ADDQ $blockMasks__size, DI

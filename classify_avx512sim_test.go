@@ -67,11 +67,11 @@ func simClassify(f *avx512sim.Func, src []byte, rng *rand.Rand, ex map[uint64]in
 	m.Scramble(rng)
 	// The input keeps its page offset, so alignments are the real ones.
 	srcAddr := simSrc + uint64(uintptr(unsafe.Pointer(unsafe.SliceData(src)))&(pageSize-1))
-	class := kernelClass128
+	tables := kernelAVX512Tables
 	m.Regions = []*avx512sim.Region{
 		{Name: "src", Addr: srcAddr, Data: src},
 		{Name: "dst", Addr: simDst, Data: unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), nb*int(unsafe.Sizeof(blockMasks{}))), Writable: true},
-		{Name: "class table", Addr: simClass, Data: class[:]},
+		{Name: "tables", Addr: simClass, Data: unsafe.Slice((*byte)(unsafe.Pointer(&tables)), unsafe.Sizeof(tables))},
 	}
 	err := m.Call(f, simDst, srcAddr, uint64(len(src)), simClass)
 	return dst, err
@@ -221,7 +221,7 @@ func TestAVX512InterpreterMatchesSilicon(t *testing.T) {
 			t.Fatal(err)
 		}
 		real := make([]blockMasks, len(got))
-		classifyAVX512(&real[0], &src[0], len(src), &kernelClass128)
+		classifyAVX512(&real[0], &src[0], len(src), &kernelAVX512Tables)
 		if d := diffMasks(got, real, src); d != "" {
 			t.Fatalf("interpreter (got) against silicon (want): %s", d)
 		}

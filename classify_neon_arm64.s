@@ -14,7 +14,7 @@
 //	newline    = c == '\n'                           (VCMEQ with 0x0A)
 //	x2         = lut.lo2[c & 15] & lut.hi2[c >> 4]   (VTBL, VTBL, VAND)
 //	tail       = x2 & 0x0F != 0                      (VCMTST with 0x0F)
-//	delim      = x2 & 0x15 != 0                      (VCMTST with 0x15)
+//	delim      = x2 & 0x8C != 0                      (VCMTST with 0x8C)
 //
 // NEON has no movemask. Each compare result (0x00 or 0xFF per byte) is
 // ANDed with the bit weights 1, 2, 4, ..., 128 (byte i keeps bit i%8),
@@ -33,7 +33,7 @@
 //	V31 lut.lo              V30 lut.hi
 //	V29 0x0F bytes          V28 0xF0 bytes
 //	V27 '\n' bytes          V26 bit weights 0x01..0x80 repeated
-//	V25 0x15 bytes (set each block), then the delim sums
+//	V25 0x8C bytes (set each block), then the delim sums
 //	V24 lut.lo2             V23 lut.hi2
 //	V0-V3   input
 //	V4-V7   high nibbles, then hi[...], then x, then structural compares
@@ -59,7 +59,7 @@ TEXT ·classifyNEON(SB), NOSPLIT, $0-32
 
 loop:
 	VLD1.P 64(R1), [V0.B16, V1.B16, V2.B16, V3.B16]
-	VMOVI  $0x15, V25.B16
+	VMOVI  $0x8c, V25.B16
 
 	// Nibbles: a byte-lane shift needs no mask for the high nibble.
 	VUSHR $4, V0.B16, V4.B16
@@ -85,7 +85,7 @@ loop:
 	VTBL V7.B16, [V23.B16], V20.B16
 	VAND V20.B16, V15.B16, V15.B16
 
-	// delim: x2 & 0x15 != 0, weighted and summed 64 -> 16 bytes into V25
+	// delim: x2 & 0x8C != 0, weighted and summed 64 -> 16 bytes into V25
 	VCMTST V25.B16, V12.B16, V20.B16
 	VCMTST V25.B16, V13.B16, V21.B16
 	VAND   V26.B16, V20.B16, V20.B16

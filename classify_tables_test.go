@@ -24,20 +24,36 @@ func TestNibbleLUTRebuildsClasses(t *testing.T) {
 
 func TestClass128RebuildsClasses(t *testing.T) {
 	for c := 0; c < 256; c++ {
-		got := kernelClass128[c&127]
-		if c >= 128 {
-			got = 1 // the kernel's sign-bit rule
-		}
+		got := kernelAVX512Tables.class[min(c, 0x7f)] // the kernel's VPMINUB
 		if got != kernelBits[c] {
 			t.Errorf("byte %#02x: VPERMI2B class %d, want %d", c, got, kernelBits[c])
 		}
 	}
 }
 
+// TestNibbleConstants checks the AVX2 kernel's one-compare rules against
+// the bit rules for every value x and x2 can take.
 func TestNibbleConstants(t *testing.T) {
 	c := kernelNibbles
-	if c.nib != 0x0f || c.nl != '\n' || c.delim != delimBits2 || 0xF0+int(c.bias) < 0x80 || 0x10+int(c.bias) < 0x80 || 0x0f+int(c.bias) >= 0x80 ||
-		1+int(c.bias2) < 0x80 || int(c.bias2) >= 0x80 {
-		t.Errorf("AVX2 constants %+v do not move the class bits into bit 7", c)
+	if c.nib != 0x0f || c.nl != '\n' {
+		t.Errorf("nibble mask %#x, newline %#x", c.nib, c.nl)
+	}
+	for v := 0; v < 256; v++ {
+		x := uint8(v)
+		if got, want := min(int(x)+int(c.bias), 255) >= 0x80, x&0xF0 != 0; got != want {
+			t.Errorf("x %#02x: structural by bias %v, by bits %v", x, got, want)
+		}
+	}
+	for c2 := 0; c2 < 256; c2++ {
+		x2 := kernelNibbles.lo2[c2&15] & kernelNibbles.hi2[c2>>4]
+		if x2&(x2-1) != 0 {
+			t.Errorf("byte %#02x: x2 %#02x has two bits: the tail rectangles overlap", c2, x2)
+		}
+		if got, want := int8(x2) > 0, x2&tailBits2 != 0; got != want {
+			t.Errorf("byte %#02x: tail by signed compare %v, by bits %v", c2, got, want)
+		}
+		if got, want := min(int(x2)+int(c.delimBias), 255) >= 0x80, x2&delimBits2 != 0; got != want {
+			t.Errorf("byte %#02x: delim by bias %v, by bits %v", c2, got, want)
+		}
 	}
 }

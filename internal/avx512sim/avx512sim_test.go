@@ -6,6 +6,7 @@ package avx512sim
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -89,6 +90,65 @@ func TestVPERMI2B(t *testing.T) {
 		}
 		if got := m.Z[0][:7]; string(got) != string(want) {
 			t.Errorf("%s: got %v, want %v", deco, got, want)
+		}
+	}
+}
+
+// VPERMB picks table bytes by the low 6 bits of each index; VPMINUB is an
+// unsigned byte minimum; both take {k}{z} and a memory table.
+func TestVPERMBAndVPMINUB(t *testing.T) {
+	f := assemble(t, "mov rsi, QWORD PTR [rsp+0x8]\nvpermb zmm0{k1}{z}, zmm1, zmm2\nvpminub zmm3, zmm1, ZMMWORD PTR [rsi]\nret")
+	m := newMachine(3)
+	for i := 0; i < 64; i++ {
+		m.Z[2][i] = byte(200 - i)
+	}
+	m.Z[1] = vec(0, 63, 64|5, 0xC0|7, 0x7f, 9)
+	m.K[1] = 0b011111 // lane 5 not selected
+	mem := vec(1, 62, 0x7f, 0x80, 0xff, 9)
+	m.Regions = []*Region{{Name: "mem", Addr: 0x1000, Data: mem[:]}}
+	run(t, m, f, 0x1000)
+	if got, want := m.Z[0][:6], []byte{200, 137, 195, 193, 137, 0}; string(got) != string(want) {
+		t.Errorf("vpermb: got %v, want %v", got, want)
+	}
+	if got, want := m.Z[3][:6], []byte{0, 62, 0x40 | 5, 0x80, 0x7f, 9}; string(got) != string(want) {
+		t.Errorf("vpminub: got %v, want %v", got, want)
+	}
+}
+
+// VGF2P8AFFINEQB with the SDM's identity matrix 0x0102040810204080 keeps
+// every byte, with 0x8040201008040201 reverses its bits, XORs imm8 in, and
+// with bytes as the matrix and 1<<j as the vector transposes a qword as an
+// 8x8 bit matrix (bit i of byte j is bit j of byte 7-i).
+func TestVGF2P8AFFINEQB(t *testing.T) {
+	f := assemble(t, `vgf2p8affineqb zmm0, zmm1, zmm2, 0
+vgf2p8affineqb zmm3, zmm1, zmm4, 0x0f
+vgf2p8affineqb zmm5, zmm6, zmm1, 0
+ret`)
+	m := newMachine(4)
+	for i := 0; i < 64; i++ {
+		m.Z[1][i] = byte(i*37 + 1)
+	}
+	for q := 0; q < 8; q++ {
+		binary.LittleEndian.PutUint64(m.Z[2][8*q:], 0x0102040810204080)
+		binary.LittleEndian.PutUint64(m.Z[4][8*q:], 0x8040201008040201)
+		binary.LittleEndian.PutUint64(m.Z[6][8*q:], 0x8040201008040201)
+	}
+	run(t, m, f)
+	for i := 0; i < 64; i++ {
+		x := byte(i*37 + 1)
+		if m.Z[0][i] != x {
+			t.Fatalf("identity, byte %d: %#x, want %#x", i, m.Z[0][i], x)
+		}
+		if want := bits.Reverse8(x) ^ 0x0f; m.Z[3][i] != want {
+			t.Fatalf("reverse ^ 0x0f, byte %d: %#x, want %#x", i, m.Z[3][i], want)
+		}
+		q, j := i/8, i%8
+		var want byte
+		for bit := 0; bit < 8; bit++ {
+			want |= (m.Z[1][8*q+7-bit] >> j & 1) << bit
+		}
+		if m.Z[5][i] != want {
+			t.Fatalf("transpose, byte %d: %#x, want %#x", i, m.Z[5][i], want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package avx512sim
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
@@ -74,6 +75,10 @@ func init() {
 		"vptestmb":  {h: vptestb(false), forms: []string{"KVV", "KVM"}, mask: true},
 		"vptestnmb": {h: vptestb(true), forms: []string{"KVV", "KVM"}, mask: true},
 		"vpermi2b":  {h: vpermi2b, forms: []string{"VVV", "VVM"}, mask: true},
+		"vpermb":    {h: vpermb, forms: []string{"VVV", "VVM"}, mask: true},
+		"vpminub":   {h: vpminub, forms: []string{"VVV", "VVM"}, mask: true},
+
+		"vgf2p8affineqb": {h: vgf2p8affineqb, forms: []string{"VVVI", "VVMI"}, mask: true},
 	}
 	for _, w := range []struct {
 		sfx  string
@@ -716,6 +721,65 @@ func vpermi2b(m *Machine, in *Inst) (uint64, error) {
 		} else {
 			val[i] = m.Z[t1.Reg][j&(n-1)]
 		}
+	}
+	m.writeVec(d, val[:], 1)
+	return 0, nil
+}
+
+// vpermb: VPERMB dst{k}{z}, idx, table: byte i of dst is byte
+// idx[i] mod n of the table (n the vector's bytes; higher index bits are
+// ignored).
+func vpermb(m *Machine, in *Inst) (uint64, error) {
+	d, idx := &in.Args[0], &in.Args[1]
+	n := d.Size
+	table, err := m.vecSrc(in, &in.Args[2], n)
+	if err != nil {
+		return 0, err
+	}
+	var val [64]byte
+	for i := 0; i < n; i++ {
+		val[i] = table[int(m.Z[idx.Reg][i])&(n-1)]
+	}
+	m.writeVec(d, val[:], 1)
+	return 0, nil
+}
+
+// vpminub: VPMINUB dst{k}{z}, a, b: the unsigned minimum of each byte.
+func vpminub(m *Machine, in *Inst) (uint64, error) {
+	d, a := &in.Args[0], &in.Args[1]
+	b, err := m.vecSrc(in, &in.Args[2], d.Size)
+	if err != nil {
+		return 0, err
+	}
+	var val [64]byte
+	for i := 0; i < d.Size; i++ {
+		val[i] = min(m.Z[a.Reg][i], b[i])
+	}
+	m.writeVec(d, val[:], 1)
+	return 0, nil
+}
+
+// vgf2p8affineqb: VGF2P8AFFINEQB dst{k}{z}, x, A, imm8 (Intel SDM): for
+// every byte b of x in qword q, bit i of the result is the parity of
+// (byte 7-i of qword q of A) AND b, XOR bit i of imm8. A is the matrix,
+// one qword per eight bytes of x.
+func vgf2p8affineqb(m *Machine, in *Inst) (uint64, error) {
+	d, x := &in.Args[0], &in.Args[1]
+	a, err := m.vecSrc(in, &in.Args[2], d.Size)
+	if err != nil {
+		return 0, err
+	}
+	imm := byte(in.Args[3].Imm)
+	var val [64]byte
+	for i := 0; i < d.Size; i++ {
+		q := i &^ 7
+		b := m.Z[x.Reg][i]
+		var r byte
+		for bit := 0; bit < 8; bit++ {
+			p := bits.OnesCount8(a[q+7-bit]&b) & 1
+			r |= byte(p) << bit
+		}
+		val[i] = r ^ imm
 	}
 	m.writeVec(d, val[:], 1)
 	return 0, nil

@@ -26,9 +26,11 @@ var (
 	// AVX2 is x86 AVX2.
 	AVX2 = cpu.X86.HasAVX2
 	// AVX512 is the AVX-512 set the classify kernel needs: F, BW
-	// (byte-granular masks, VPMOVB2M) and VBMI (VPERMI2B). It needs AVX2
-	// too, so that GODEBUG=cpu.avx2=off turns every SIMD path off.
-	AVX512 = AVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
+	// (byte-granular masks and VPMINUB on 64 bytes), VBMI (VPERMI2B,
+	// VPERMB) and GFNI (VGF2P8AFFINEQB, the bit transpose; every CPU with
+	// VBMI but Cannon Lake has it). It needs AVX2 too, so that
+	// GODEBUG=cpu.avx2=off turns every SIMD path off.
+	AVX512 = AVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI && cpu.X86.HasAVX512GFNI
 	// BMI2 is x86 BMI1 and BMI2 (TZCNT, BLSR, SHRX, BZHI).
 	BMI2 = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
 	// NEON is arm64 ASIMD (part of the arm64 baseline; GODEBUG=cpu.asimd=off
@@ -72,6 +74,7 @@ func Features() []Feature {
 			{"avx512f", cpu.X86.HasAVX512F},
 			{"avx512bw", cpu.X86.HasAVX512BW},
 			{"avx512vbmi", cpu.X86.HasAVX512VBMI},
+			{"avx512gfni", cpu.X86.HasAVX512GFNI},
 			{"bmi1", cpu.X86.HasBMI1},
 			{"bmi2", cpu.X86.HasBMI2},
 		}

@@ -23,7 +23,7 @@ func decisions() string {
 func TestDecisions(t *testing.T) {
 	x86 := runtime.GOARCH == "amd64"
 	want := map[string][2]bool{
-		"ClassifyAVX512": {ClassifyAVX512, Asm && x86 && cpu.X86.HasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI},
+		"ClassifyAVX512": {ClassifyAVX512, Asm && x86 && cpu.X86.HasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI && cpu.X86.HasAVX512GFNI},
 		"ClassifyAVX2":   {ClassifyAVX2, Asm && x86 && cpu.X86.HasAVX2},
 		"ClassifyNEON":   {ClassifyNEON, Asm && runtime.GOARCH == "arm64" && cpu.ARM64.HasASIMD},
 		"BatchBMI2":      {BatchBMI2, Asm && x86 && cpu.X86.HasBMI1 && cpu.X86.HasBMI2},
