@@ -22,17 +22,32 @@ var useFastBatch = cpufeat.BatchBMI2
 // host in the first 64), no invalid byte, no structural byte in the host,
 // a host that cannot be an IPv4address (it is shorter than 7 bytes or
 // does not end in a digit), every "%" after it a pct-encoded, and at most
-// two tail events after it: "?" then "#", or one of them. It writes them to
-// out and returns how many, and why it stopped (fastStop...). Every
-// record it takes, fast would take with the same result.
+// two tail events after it: "?" then "#", or one of them. It writes at
+// most nout of them to out[0:nout] and returns how many, and why it
+// stopped (fastStop...). Every record it takes, fast would take with the
+// same result. It reads m[0:nblk+1] (m[nblk] all zeros) and no byte of
+// src past srclen or, in the record's first 64 bytes, past its end.
 //
 //go:noescape
-func fastBatchBMI2(m *[winBlocks + 1]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]uriFields) (n, stop int)
+func fastBatchBMI2(m *blockMasks, nblk, win int, src *byte, srclen, pos int, out *uriFields, nout int) (n, stop int)
 
 // fastBatch fills out with the records fastBatchBMI2 takes from pos.
 func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) {
 	if !useFastBatch {
 		return 0, fastStopShape
 	}
-	return fastBatchBMI2((*[winBlocks + 1]blockMasks)(w.m), w.nblk, w.win, unsafe.StringData(w.src), len(w.src), pos, out)
+	return fastBatchBMI2(&w.m[0], w.nblk, w.win, unsafe.StringData(w.src), len(w.src), pos, &out[0], len(out))
+}
+
+// fastOne is parseFast's use of the batch assembly: it takes the window's
+// one record from 0 into *u, which it may leave partly written when it
+// does not take it. The window must be all of src, with the end mark one
+// past its last byte in its last block; nout = 1 keeps the assembly from
+// writing a second record after a "\n" inside src.
+func (w *walker) fastOne(u *uriFields) bool {
+	if !useFastBatch {
+		return false
+	}
+	n, _ := fastBatchBMI2(&w.m[0], w.nblk, 0, unsafe.StringData(w.src), len(w.src), 0, u, 1)
+	return n == 1 && int(u.end) == len(w.src)
 }

@@ -47,18 +47,20 @@
 	MOVBLZX 2(SI)(abs*1), AX      \
 	HEXDIG(AX, R12)
 
-// func fastBatchBMI2(m *[winBlocks+1]blockMasks, nblk, win int, src *byte, srclen, pos int, out *[fastBatchLen]uriFields) (n, stop int)
+// func fastBatchBMI2(m *blockMasks, nblk, win int, src *byte, srclen, pos int, out *uriFields, nout int) (n, stop int)
 //
 // The same steps as (*walker).fast for its most common shape; any record
 // that needs more leaves the loop, and Go takes it.
-TEXT ·fastBatchBMI2(SB), NOSPLIT, $8-72
-	MOVQ m+0(FP), DI
-	MOVQ src+24(FP), SI
-	MOVQ pos+40(FP), BX
-	MOVQ out+48(FP), R10
-	MOVQ $0, n+56(FP)
-	LEAQ const_fastOutBytes(R10), R9
-	MOVQ R9, outend-8(SP)
+TEXT ·fastBatchBMI2(SB), NOSPLIT, $8-80
+	MOVQ   m+0(FP), DI
+	MOVQ   src+24(FP), SI
+	MOVQ   pos+40(FP), BX
+	MOVQ   out+48(FP), R10
+	MOVQ   $0, n+64(FP)
+	MOVQ   nout+56(FP), R9
+	IMUL3Q $uriFields__size, R9, R9
+	ADDQ   R10, R9
+	MOVQ   R9, outend-8(SP)
 
 loop:
 	CMPQ R10, outend-8(SP)
@@ -124,7 +126,10 @@ scheme5:
 	JNE  done
 
 schemeok:
-	// "//" (the second byte is read only when the first is in the record)
+	// "//", both bytes before the record's end (nothing past it is read)
+	LEAQ 2(AX), CX
+	CMPQ CX, R8
+	JAE  done
 	CMPB 1(DX)(AX*1), $0x2f
 	JNE  done
 	CMPB 2(DX)(AX*1), $0x2f
@@ -332,12 +337,13 @@ fragment:
 	JNE  done
 	MOVL R9, const_fastOffFrag(R10)
 	MOVL R11, const_fastOffFrag+span_end(R10)
+	MOVQ $0, const_fastOffQuery(R10) // the parked event: no query
 	MOVQ $const_fastFlagsFragment, uriFields_defined(R10)
 
 next:
 	LEAQ 1(BX)(R8*1), BX
 	ADDQ $uriFields__size, R10
-	INCQ n+56(FP)
+	INCQ n+64(FP)
 	JMP  loop
 
 full:
@@ -352,5 +358,5 @@ done:
 	MOVQ $const_fastStopShape, R11
 
 ret:
-	MOVQ R11, stop+64(FP)
+	MOVQ R11, stop+72(FP)
 	RET

@@ -9,3 +9,5 @@ var useFastBatch = false
 func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) {
 	return 0, fastStopShape
 }
+
+func (w *walker) fastOne(u *uriFields) bool { return false }

@@ -35,31 +35,38 @@ func (w *walker) walkFromStart(u *URI, s string) {
 	w.walk(u, 0)
 }
 
-// parseFast takes s with the Go fast path when it has one of its shapes:
-// it classifies s (one window, up to winBlocks blocks), marks the end of
-// s as the end of a record (a "\n" bit one past its last byte, in s's
-// last block), and takes the record if fast takes all of it. A length
-// that fills its last block would put the bit in the zero block after
-// the window, where fast does not look: the walk takes those. A "\n" or "\r" in s is
-// invalid to fast, which then ends or declines the record early, so
-// anything fast takes is what the walk would make of s. It reports
-// whether it took s; if not, u must be reset before the walk, and a
-// window it classified is left as the walk needs it (the end mark off).
+// parseFast takes s with a fast path when it has one of its shapes: it
+// classifies s (one window, up to winBlocks blocks), marks the end of s
+// as the end of a record (a "\n" bit one past its last byte, in s's last
+// block), and takes the record if the batch assembly (fastOne, amd64) or
+// else the Go fast path takes all of it. A length that fills its last
+// block would put the bit in the zero block after the window, where
+// neither looks: the walk takes those. A "\n" or "\r" in s is invalid to
+// both, which then end or decline the record early, so anything they take
+// is what the walk would make of s. It reports whether it took s; if not,
+// u must be reset before the walk, and a window it classified is left as
+// the walk needs it (the end mark off).
 func (w *walker) parseFast(u *URI, s string) bool {
-	if len(s)%blockSize == 0 || len(s) >= winBlocks*blockSize || !useGoFast {
+	if len(s)%blockSize == 0 || len(s) >= winBlocks*blockSize || !(useGoFast || useFastBatch) {
 		return false
 	}
 	w.init(s, 0)
 	w.fill()
-	w.m[len(s)/blockSize].newline |= 1 << (len(s) % blockSize)
+	mark := &w.m[len(s)/blockSize].newline
+	*mark |= 1 << (len(s) % blockSize)
 	u.src = s
-	end, ok := w.fast(u, 0)
-	if !ok || end != len(s) {
-		w.m[len(s)/blockSize].newline &^= 1 << (len(s) % blockSize)
-		return false
+	if w.fastOne(&u.uriFields) {
+		return true
 	}
-	u.start, u.end = 0, int32(len(s))
-	return true
+	if useGoFast {
+		u.uriFields = uriFields{}
+		if end, ok := w.fast(u, 0); ok && end == len(s) {
+			u.start, u.end = 0, int32(len(s))
+			return true
+		}
+	}
+	*mark &^= 1 << (len(s) % blockSize)
+	return false
 }
 
 func parse(s string, copyOnError bool) (u URI, err error) {
