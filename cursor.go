@@ -104,6 +104,13 @@ func (c *cursor) fill() {
 	nb := (n + blockSize - 1) / blockSize
 	classifyBlocks(c.m[:nb], unsafe.Slice(unsafe.StringData(c.src[c.next:]), n))
 	c.m[nb] = blockMasks{}
+	c.adopt(nb, n)
+}
+
+// adopt makes m[:nb], the masks of the n bytes from next, the window, as
+// fill does once it has classified them (Parse classifies short inputs
+// itself).
+func (c *cursor) adopt(nb, n int) {
 	c.win, c.base, c.blk, c.nblk = c.next, c.next, 0, nb
 	c.next += n
 }

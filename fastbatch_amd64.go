@@ -39,15 +39,15 @@ func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) 
 	return fastBatchBMI2(&w.m[0], w.nblk, w.win, unsafe.StringData(w.src), len(w.src), pos, &out[0], len(out))
 }
 
-// fastOne is parseFast's use of the batch assembly: it takes the window's
-// one record from 0 into *u, which it may leave partly written when it
-// does not take it. The window must be all of src, with the end mark one
-// past its last byte in its last block; nout = 1 keeps the assembly from
-// writing a second record after a "\n" inside src.
-func (w *walker) fastOne(u *uriFields) bool {
+// fastOne is Parse's use of the batch assembly: it takes the one record
+// of s from m, the masks of all of s (nblk blocks, m[nblk] zero, the end
+// mark one past s's last byte), into *u, which it may leave partly
+// written when it does not take it; nout = 1 keeps the assembly from
+// writing a second record after a "\n" inside s.
+func fastOne(m *blockMasks, nblk int, s string, u *uriFields) bool {
 	if !useFastBatch {
 		return false
 	}
-	n, _ := fastBatchBMI2(&w.m[0], w.nblk, 0, unsafe.StringData(w.src), len(w.src), 0, u, 1)
-	return n == 1 && int(u.end) == len(w.src)
+	n, _ := fastBatchBMI2(m, nblk, 0, unsafe.StringData(s), len(s), 0, u, 1)
+	return n == 1 && int(u.end) == len(s)
 }

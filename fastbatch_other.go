@@ -10,4 +10,4 @@ func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) 
 	return 0, fastStopShape
 }
 
-func (w *walker) fastOne(u *uriFields) bool { return false }
+func fastOne(m *blockMasks, nblk int, s string, u *uriFields) bool { return false }

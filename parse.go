@@ -1,6 +1,9 @@
 package uriscan
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // MaxLength is the longest input Parse accepts: offsets are 32-bit.
 const MaxLength = math.MaxInt32
@@ -35,67 +38,101 @@ func (w *walker) walkFromStart(u *URI, s string) {
 	w.walk(u, 0)
 }
 
-// parseFast takes s with a fast path when it has one of its shapes: it
-// classifies s (one window, up to winBlocks blocks), marks the end of s
-// as the end of a record (a "\n" bit one past its last byte, in s's last
-// block), and takes the record if the batch assembly (fastOne, amd64) or
-// else the Go fast path takes all of it. A length that fills its last
-// block would put the bit in the zero block after the window, where
-// neither looks: the walk takes those. A "\n" or "\r" in s is invalid to
-// both, which then end or decline the record early, so anything they take
-// is what the walk would make of s. It reports whether it took s; if not,
-// u must be reset before the walk, and a window it classified is left as
-// the walk needs it (the end mark off).
-func (w *walker) parseFast(u *URI, s string) bool {
-	if len(s)%blockSize == 0 || len(s) >= winBlocks*blockSize || !(useGoFast || useFastBatch) {
+// parseFast takes s with the Go fast path when it has one of its shapes:
+// it classifies s (one window, up to winBlocks blocks) unless parse
+// already has (classified: m holds the masks of all of s), marks the end
+// of s as the end of a record (a "\n" bit one past its last byte, in s's
+// last block), and takes the record if fast takes all of it. A length that
+// fills its last block would put the bit in the zero block after the
+// window, where fast does not look: the walk takes those. A "\n" or "\r"
+// in s is invalid to fast, which then ends or declines the record early,
+// so anything fast takes is what the walk would make of s. It reports
+// whether it took s; if not, u must be reset before the walk, and the
+// window is left as the walk needs it (the end mark off).
+func (w *walker) parseFast(u *URI, s string, classified bool) bool {
+	if len(s)%blockSize == 0 || len(s) >= winBlocks*blockSize || !useGoFast {
 		return false
 	}
 	w.init(s, 0)
-	w.fill()
+	if classified {
+		w.adopt((len(s)+blockSize-1)/blockSize, len(s))
+	} else {
+		w.fill()
+	}
 	mark := &w.m[len(s)/blockSize].newline
 	*mark |= 1 << (len(s) % blockSize)
 	u.src = s
-	if w.fastOne(&u.uriFields) {
-		return true
-	}
-	if useGoFast {
-		u.uriFields = uriFields{}
-		if end, ok := w.fast(u, 0); ok && end == len(s) {
-			u.start, u.end = 0, int32(len(s))
-			return true
-		}
-	}
+	end, ok := w.fast(u, 0)
 	*mark &^= 1 << (len(s) % blockSize)
-	return false
+	if !ok || end != len(s) {
+		return false
+	}
+	u.start, u.end = 0, int32(len(s))
+	return true
 }
 
 func parse(s string, copyOnError bool) (u URI, err error) {
 	if len(s) > MaxLength {
 		return URI{}, &Error{Input: "", Offset: MaxLength, Err: ErrTooLong, code: errTooLong}
 	}
-	// The masks of a short input (most are) take 3 blocks to zero, not
-	// winBlocks+1. The URI is written in place (u), not returned through
-	// a second function's result, which would copy it once more.
-	if len(s) < 2*blockSize {
-		var m [3]blockMasks
-		err = parseInto(&u, s, copyOnError, m[:])
-	} else {
+	if len(s) >= 2*blockSize {
 		var m [winBlocks + 1]blockMasks
-		err = parseInto(&u, s, copyOnError, m[:])
+		err = parseInto(&u, s, copyOnError, m[:], false)
+		return u, err
 	}
+	// A short input (most are): its masks take 3 blocks to zero, not
+	// winBlocks+1, and the batch assembly (amd64) tries it first, over
+	// masks classified here with the end mark one past its last byte (a
+	// length that fills its last block would put the mark in the zero
+	// block after them, where the assembly does not look). The URI is
+	// written in place (u), not returned through a second function's
+	// result, which would copy it once more.
+	var m [3]blockMasks
+	if !useFastBatch || len(s)%blockSize == 0 {
+		err = parseInto(&u, s, copyOnError, m[:], false)
+		return u, err
+	}
+	if parseAsm(&u, s, &m) {
+		return u, nil
+	}
+	err = parseInto(&u, s, copyOnError, m[:], true)
 	return u, err
 }
 
+// parseAsm is the batch assembly's try at a short input s (0 < len(s) <
+// 2*blockSize, not a multiple of blockSize) into *u (zero): it classifies
+// s into m, marks its end and runs fastOne. When the assembly declines s,
+// it leaves u zero and m the masks of s, without the mark.
+func parseAsm(u *URI, s string, m *[3]blockMasks) bool {
+	nb := len(s)/blockSize + 1
+	classifyBlocks(m[:nb], unsafe.Slice(unsafe.StringData(s), len(s)))
+	mark := &m[nb-1].newline
+	*mark |= 1 << (len(s) % blockSize)
+	if fastOne(&m[0], nb, s, &u.uriFields) {
+		u.src = s
+		return true
+	}
+	*mark &^= 1 << (len(s) % blockSize)
+	u.uriFields = uriFields{}
+	return false
+}
+
 // parseInto is parse into *u (zero on entry, and zero again on error)
-// with the masks in m (see cursor.m).
-func parseInto(u *URI, s string, copyOnError bool, m []blockMasks) error {
+// with the masks in m (see cursor.m), which hold those of all of s when
+// classified.
+func parseInto(u *URI, s string, copyOnError bool, m []blockMasks, classified bool) error {
 	var w walker
 	w.m = m
-	if w.parseFast(u, s) {
+	if w.parseFast(u, s, classified) {
 		return nil
 	}
 	*u = URI{}
-	if w.nblk == 0 { // parseFast classified nothing
+	switch {
+	case w.nblk > 0: // parseFast left its window
+	case classified:
+		w.init(s, 0)
+		w.adopt((len(s)+blockSize-1)/blockSize, len(s))
+	default:
 		w.init(s, 0)
 	}
 	w.walkFromStart(u, s)
