@@ -39,15 +39,23 @@ func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) 
 	return fastBatchBMI2(&w.m[0], w.nblk, w.win, unsafe.StringData(w.src), len(w.src), pos, &out[0], len(out))
 }
 
-// fastOne is Parse's use of the batch assembly: it takes the one record
-// of s from m, the masks of all of s (nblk blocks, m[nblk] zero, the end
-// mark one past s's last byte), into *u, which it may leave partly
-// written when it does not take it; nout = 1 keeps the assembly from
-// writing a second record after a "\n" inside s.
-func fastOne(m *blockMasks, nblk int, s string, u *uriFields) bool {
-	if !useFastBatch {
-		return false
+// parseAsm is the batch assembly's try at a short input s (0 < len(s) <
+// 2*blockSize, not a multiple of blockSize) for parse, into *u (zero): it
+// classifies s into m (m[nb] stays zero), marks its end (a "\n" bit one
+// past its last byte) and runs the assembly for one record (nout = 1, so
+// no second record can be written after a "\n" inside s). When the
+// assembly does not take all of s, it leaves u zero and m the masks of
+// s, without the mark.
+func parseAsm(u *URI, s string, m *[3]blockMasks) bool {
+	nb := len(s)/blockSize + 1
+	classifyBlocks(m[:nb], unsafe.Slice(unsafe.StringData(s), len(s)))
+	bit := uint64(1) << (len(s) % blockSize)
+	m[nb-1].newline |= bit
+	if n, _ := fastBatchBMI2(&m[0], nb, 0, unsafe.StringData(s), len(s), 0, &u.uriFields, 1); n == 1 && int(u.end) == len(s) {
+		u.src = s
+		return true
 	}
-	n, _ := fastBatchBMI2(m, nblk, 0, unsafe.StringData(s), len(s), 0, u, 1)
-	return n == 1 && int(u.end) == len(s)
+	m[nb-1].newline &^= bit
+	u.uriFields = uriFields{}
+	return false
 }

@@ -10,4 +10,5 @@ func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) 
 	return 0, fastStopShape
 }
 
-func fastOne(m *blockMasks, nblk int, s string, u *uriFields) bool { return false }
+// parseAsm: parse does not call it here (useFastBatch is false).
+func parseAsm(u *URI, s string, m *[3]blockMasks) bool { return false }

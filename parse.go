@@ -1,9 +1,6 @@
 package uriscan
 
-import (
-	"math"
-	"unsafe"
-)
+import "math"
 
 // MaxLength is the longest input Parse accepts: offsets are 32-bit.
 const MaxLength = math.MaxInt32
@@ -92,29 +89,11 @@ func parse(s string, copyOnError bool) (u URI, err error) {
 		err = parseInto(&u, s, copyOnError, m[:], false)
 		return u, err
 	}
-	if parseAsm(&u, s, &m) {
+	if parseAsm(&u, s, &m) { // fastbatch_amd64.go
 		return u, nil
 	}
 	err = parseInto(&u, s, copyOnError, m[:], true)
 	return u, err
-}
-
-// parseAsm is the batch assembly's try at a short input s (0 < len(s) <
-// 2*blockSize, not a multiple of blockSize) into *u (zero): it classifies
-// s into m, marks its end and runs fastOne. When the assembly declines s,
-// it leaves u zero and m the masks of s, without the mark.
-func parseAsm(u *URI, s string, m *[3]blockMasks) bool {
-	nb := len(s)/blockSize + 1
-	classifyBlocks(m[:nb], unsafe.Slice(unsafe.StringData(s), len(s)))
-	mark := &m[nb-1].newline
-	*mark |= 1 << (len(s) % blockSize)
-	if fastOne(&m[0], nb, s, &u.uriFields) {
-		u.src = s
-		return true
-	}
-	*mark &^= 1 << (len(s) % blockSize)
-	u.uriFields = uriFields{}
-	return false
 }
 
 // parseInto is parse into *u (zero on entry, and zero again on error)
