@@ -726,38 +726,30 @@ func vpermi2b(m *Machine, in *Inst) (uint64, error) {
 	return 0, nil
 }
 
-// vpermb: VPERMB dst{k}{z}, idx, table: byte i of dst is byte
-// idx[i] mod n of the table (n the vector's bytes; higher index bits are
-// ignored).
-func vpermb(m *Machine, in *Inst) (uint64, error) {
-	d, idx := &in.Args[0], &in.Args[1]
-	n := d.Size
-	table, err := m.vecSrc(in, &in.Args[2], n)
-	if err != nil {
-		return 0, err
+// byteOp is a byte-wise instruction OP dst{k}{z}, a, b (b a register or
+// memory): byte i of dst is f(a, b, i), a and b of the vector's length.
+func byteOp(f func(a, b []byte, i int) byte) handler {
+	return func(m *Machine, in *Inst) (uint64, error) {
+		d, a := &in.Args[0], &in.Args[1]
+		b, err := m.vecSrc(in, &in.Args[2], d.Size)
+		if err != nil {
+			return 0, err
+		}
+		var val [64]byte
+		for i := 0; i < d.Size; i++ {
+			val[i] = f(m.Z[a.Reg][:d.Size], b, i)
+		}
+		m.writeVec(d, val[:], 1)
+		return 0, nil
 	}
-	var val [64]byte
-	for i := 0; i < n; i++ {
-		val[i] = table[int(m.Z[idx.Reg][i])&(n-1)]
-	}
-	m.writeVec(d, val[:], 1)
-	return 0, nil
 }
 
+// vpermb: VPERMB dst{k}{z}, idx, table: byte i of dst is byte idx[i] mod
+// n of the table (n the vector's bytes; higher index bits are ignored).
+var vpermb = byteOp(func(idx, table []byte, i int) byte { return table[int(idx[i])&(len(table)-1)] })
+
 // vpminub: VPMINUB dst{k}{z}, a, b: the unsigned minimum of each byte.
-func vpminub(m *Machine, in *Inst) (uint64, error) {
-	d, a := &in.Args[0], &in.Args[1]
-	b, err := m.vecSrc(in, &in.Args[2], d.Size)
-	if err != nil {
-		return 0, err
-	}
-	var val [64]byte
-	for i := 0; i < d.Size; i++ {
-		val[i] = min(m.Z[a.Reg][i], b[i])
-	}
-	m.writeVec(d, val[:], 1)
-	return 0, nil
-}
+var vpminub = byteOp(func(a, b []byte, i int) byte { return min(a[i], b[i]) })
 
 // vgf2p8affineqb: VGF2P8AFFINEQB dst{k}{z}, x, A, imm8 (Intel SDM): for
 // every byte b of x in qword q, bit i of the result is the parity of
