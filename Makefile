@@ -23,7 +23,7 @@ test-redis:
 # assembly where the CPU has BMI2; the normalizer's AVX2 hints pass where
 # it has AVX2 and BMI2; HighwayHash's AVX2 assembly where it has AVX2.
 has = $(shell grep -qw $(1) /proc/cpuinfo 2>/dev/null && echo yes)
-NATIVE_KERNEL := $(if $(and $(call has,avx512vbmi),$(call has,avx512bw)),avx512,$(if $(call has,avx2),avx2,generic))
+NATIVE_KERNEL := $(if $(and $(call has,avx512vbmi),$(call has,avx512bw),$(call has,gfni)),avx512,$(if $(call has,avx2),avx2,generic))
 NATIVE_BATCH  := $(if $(call has,bmi2),bmi2,go)
 NATIVE_HINTS  := $(if $(and $(call has,avx2),$(call has,bmi2)),avx2,go)
 NATIVE_HASH   := $(if $(call has,avx2),avx2,go)

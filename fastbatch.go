@@ -34,9 +34,6 @@ const (
 	fastFlagsFragment = fastFlagsPath | 1<<Fragment
 	fastFlagsBoth     = fastFlagsPath | 1<<Query | 1<<Fragment
 	fastHostTypeShift = unsafe.Offsetof(uriFields{}.hostType) - unsafe.Offsetof(uriFields{}.defined)
-
-	// fastOutBytes is the size of a batch's out array.
-	fastOutBytes = fastBatchLen * unsafe.Sizeof(uriFields{})
 )
 
 // The flags word covers defined, hostType, portOK, port and grammar, and

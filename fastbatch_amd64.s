@@ -5,8 +5,9 @@
 
 // Every offset, size, flags word and stop code here comes from go_asm.h:
 // uriFields_* and span_end from the types, const_fastOff* (the spans),
-// const_fastFlags* (the word at uriFields.defined), const_fastOutBytes and
-// const_fastStop* from fastbatch.go, blockMasks_* from classify_generic.go.
+// const_fastFlags* (the word at uriFields.defined) and const_fastStop*
+// from fastbatch.go, blockMasks_* from classify_generic.go; the out
+// records' stride is uriFields__size, their count the argument nout.
 // A record's tail events (at most two offsets) are parked in its query
 // and fragment spans, their count in the flags word, until its end is
 // known; every path that stores a record writes both spans and the word.

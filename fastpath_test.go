@@ -72,7 +72,8 @@ func TestParseFast(t *testing.T) {
 		var w walker
 		var m [winBlocks + 1]blockMasks
 		w.m = m[:]
-		ok := w.parseFast(&u, s, false)
+		w.init(s, 0)
+		ok := w.parseFast(&u, s)
 		return u, ok
 	}
 	type mode struct {

@@ -43,16 +43,16 @@ func scanAll(t *testing.T, s *LineScanner) []string {
 	return out
 }
 
-// wantAll is what scanAll must give: split on "\n", trim one "\r", and
-// parse each line alone.
-// parseWalkOnly is ParseString with the Go fast path off: the walk alone,
-// the reference the fast paths are compared with (ParseString itself
-// tries the fast path first).
+// parseWalkOnly is ParseString with both fast paths off (the batch
+// assembly and the Go fast path): the walk alone, the reference the fast
+// paths are compared with (ParseString itself tries them first).
 func parseWalkOnly(s string) (URI, error) {
-	defer setPaths(useFastBatch, false)()
+	defer setPaths(false, false)()
 	return ParseString(s)
 }
 
+// wantAll is what scanAll must give: split on "\n", trim one "\r", and
+// parse each line alone.
 func wantAll(input string) []string {
 	var out []string
 	if input == "" {

@@ -35,25 +35,23 @@ func (w *walker) walkFromStart(u *URI, s string) {
 	w.walk(u, 0)
 }
 
-// parseFast takes s with the Go fast path when it has one of its shapes:
-// it classifies s (one window, up to winBlocks blocks) unless parse
-// already has (classified: m holds the masks of all of s), marks the end
-// of s as the end of a record (a "\n" bit one past its last byte, in s's
-// last block), and takes the record if fast takes all of it. A length that
-// fills its last block would put the bit in the zero block after the
-// window, where fast does not look: the walk takes those. A "\n" or "\r"
-// in s is invalid to fast, which then ends or declines the record early,
-// so anything fast takes is what the walk would make of s. It reports
-// whether it took s; if not, u must be reset before the walk, and the
-// window is left as the walk needs it (the end mark off).
-func (w *walker) parseFast(u *URI, s string, classified bool) bool {
+// parseFast takes s with the Go fast path when it has one of its shapes.
+// The cursor is on s (init): with the masks of all of s as its window
+// when parse classified them (adopt), else it classifies s here (one
+// window, up to winBlocks blocks). It marks the end of s as the end of a
+// record (a "\n" bit one past its last byte, in s's last block) and takes
+// the record if fast takes all of it. A length that fills its last block
+// would put the bit in the zero block after the window, where fast does
+// not look: the walk takes those. A "\n" or "\r" in s is invalid to fast,
+// which then ends or declines the record early, so anything fast takes is
+// what the walk would make of s. It reports whether it took s; if not, u
+// must be reset before the walk, and a window is left as the walk needs it
+// (the end mark off).
+func (w *walker) parseFast(u *URI, s string) bool {
 	if len(s)%blockSize == 0 || len(s) >= winBlocks*blockSize || !useGoFast {
 		return false
 	}
-	w.init(s, 0)
-	if classified {
-		w.adopt((len(s)+blockSize-1)/blockSize, len(s))
-	} else {
+	if w.nblk == 0 {
 		w.fill()
 	}
 	mark := &w.m[len(s)/blockSize].newline
@@ -102,18 +100,14 @@ func parse(s string, copyOnError bool) (u URI, err error) {
 func parseInto(u *URI, s string, copyOnError bool, m []blockMasks, classified bool) error {
 	var w walker
 	w.m = m
-	if w.parseFast(u, s, classified) {
+	w.init(s, 0)
+	if classified {
+		w.adopt((len(s)+blockSize-1)/blockSize, len(s))
+	}
+	if w.parseFast(u, s) {
 		return nil
 	}
 	*u = URI{}
-	switch {
-	case w.nblk > 0: // parseFast left its window
-	case classified:
-		w.init(s, 0)
-		w.adopt((len(s)+blockSize-1)/blockSize, len(s))
-	default:
-		w.init(s, 0)
-	}
 	w.walkFromStart(u, s)
 	if w.errOff != noError {
 		in := s
