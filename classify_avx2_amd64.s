@@ -8,12 +8,13 @@
 //
 // Two-nibble lookup (see nibbleLUT in classify_tables.go), 32 bytes per
 // register, two registers per 64-byte block; each mask is one compare (or
-// saturating add) per register and one VPMOVMSKB, and its two 32-bit
-// halves are stored as they are:
+// saturating add) per register and one VPMOVMSKB (newline usually none),
+// and its two 32-bit halves are stored as they are:
 //	x          = lut.lo[c & 15] & lut.hi[c >> 4]
 //	invalid    = x == 0
 //	structural = bit 7 of x +sat 0x70 (set iff x & 0xF0 != 0)
-//	newline    = c == '\n'
+//	newline    = c == '\n' (taken from invalid when the block has no
+//	             other invalid byte)
 //	x2         = lut.lo2[c & 15] & lut.hi2[c >> 4] (at most one bit set)
 //	tail       = x2 > 0 as signed bytes (x2 & 0x0F != 0)
 //	delim      = bit 7 of x2 +sat 0x7C (x2 >= 0x04: x2 & 0x8C != 0)
@@ -23,6 +24,7 @@
 //	SI  src (advances by 64)
 //	CX  blocks left
 //	AX  lut; then with R8 the two halves of a mask
+//	R9, R10  the halves of invalid, kept for newline
 //	Y15 lut.lo in both lanes    Y14 lut.hi in both lanes
 //	Y13 0x0F bytes              Y12 0x70 bytes
 //	Y11 '\n' bytes              Y10 0x7C bytes
@@ -48,14 +50,6 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-32
 loop:
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y1
-
-	// newline: c == '\n'
-	VPCMPEQB  Y11, Y0, Y2
-	VPCMPEQB  Y11, Y1, Y3
-	VPMOVMSKB Y2, AX
-	VPMOVMSKB Y3, R8
-	MOVL      AX, blockMasks_newline(DI)
-	MOVL      R8, blockMasks_newline+4(DI)
 
 	// High nibbles: the shift moves bits across bytes, the mask drops
 	// them. The low-nibble lookups index with the bytes themselves:
@@ -90,29 +84,48 @@ loop:
 	MOVL      AX, blockMasks_delim(DI)
 	MOVL      R8, blockMasks_delim+4(DI)
 
-	// x = lo[low nibble] & hi[high nibble]
-	VPSHUFB Y0, Y15, Y0
-	VPSHUFB Y1, Y15, Y1
+	// x = lo[low nibble] & hi[high nibble], in Y4 and Y5 (the input
+	// stays in Y0 and Y1 for the newline compare)
+	VPSHUFB Y0, Y15, Y4
+	VPSHUFB Y1, Y15, Y5
 	VPSHUFB Y2, Y14, Y2
 	VPSHUFB Y3, Y14, Y3
-	VPAND   Y2, Y0, Y0
-	VPAND   Y3, Y1, Y1
+	VPAND   Y2, Y4, Y4
+	VPAND   Y3, Y5, Y5
 
-	// invalid: x == 0
-	VPCMPEQB  Y7, Y0, Y4
-	VPCMPEQB  Y7, Y1, Y5
-	VPMOVMSKB Y4, AX
-	VPMOVMSKB Y5, R8
-	MOVL      AX, blockMasks_invalid(DI)
-	MOVL      R8, blockMasks_invalid+4(DI)
+	// invalid: x == 0, in Y2 and Y3 and, as bits, R9 and R10
+	VPCMPEQB  Y7, Y4, Y2
+	VPCMPEQB  Y7, Y5, Y3
+	VPMOVMSKB Y2, R9
+	VPMOVMSKB Y3, R10
+	MOVL      R9, blockMasks_invalid(DI)
+	MOVL      R10, blockMasks_invalid+4(DI)
 
 	// structural: x & 0xF0 != 0, read from bit 7 of x + 0x70 (saturating)
-	VPADDUSB  Y12, Y0, Y4
-	VPADDUSB  Y12, Y1, Y5
+	VPADDUSB  Y12, Y4, Y4
+	VPADDUSB  Y12, Y5, Y5
 	VPMOVMSKB Y4, AX
 	VPMOVMSKB Y5, R8
 	MOVL      AX, blockMasks_structural(DI)
 	MOVL      R8, blockMasks_structural+4(DI)
+
+	// newline: c == '\n'. '\n' is invalid, so where the block has no
+	// other invalid byte (invalid XOR newline is zero in both halves),
+	// newline is invalid and its bits are already in R9 and R10: one
+	// VPTEST instead of two VPMOVMSKB, the instruction this kernel is
+	// bound by. A block with another invalid byte extracts its own.
+	VPCMPEQB Y11, Y0, Y0
+	VPCMPEQB Y11, Y1, Y1
+	VPTEST   Y2, Y0
+	JCC      newlineOwn0
+
+newlineHigh:
+	VPTEST Y3, Y1
+	JCC    newlineOwn1
+
+newlineStore:
+	MOVL R9, blockMasks_newline(DI)
+	MOVL R10, blockMasks_newline+4(DI)
 
 	ADDQ $64, SI
 	ADDQ $blockMasks__size, DI
@@ -121,3 +134,11 @@ loop:
 
 	VZEROUPPER
 	RET
+
+newlineOwn0:
+	VPMOVMSKB Y0, R9
+	JMP       newlineHigh
+
+newlineOwn1:
+	VPMOVMSKB Y1, R10
+	JMP       newlineStore
