@@ -320,10 +320,19 @@ func trimEnd(c []byte) int {
 // validPrefix parses c strictly and returns -1 if it is a URI-reference,
 // else the offset of the first byte at which it goes wrong.
 func validPrefix(c []byte) int {
+	if len(c) < shortBlocks*blockSize {
+		var m [shortBlocks + 1]blockMasks
+		return validPrefixIn(c, m[:])
+	}
+	var m [winBlocks + 1]blockMasks
+	return validPrefixIn(c, m[:])
+}
+
+// validPrefixIn is validPrefix with the masks m (see cursor.m).
+func validPrefixIn(c []byte, m []blockMasks) int {
 	var w walker
 	var u URI
-	var m [winBlocks + 1]blockMasks
-	w.m = m[:]
+	w.m = m
 	w.walkAll(&u, bytesToString(c))
 	if w.errOff == noError {
 		return -1

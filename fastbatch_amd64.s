@@ -24,6 +24,14 @@
 	ORQ   tmp, dst         \
 	BZHIQ R8, dst, dst
 
+// WORDNOCUT is WORD without the cut at the record's n bytes.
+#define WORDNOCUT(off, hioff, dst, tmp) \
+	SHRXQ AX, off(DX), dst \
+	MOVQ  hioff(DX), tmp   \
+	ADDQ  tmp, tmp         \
+	SHLXQ R12, tmp, tmp    \
+	ORQ   tmp, dst
+
 // HEXDIG jumps to done unless the byte in c is a HEXDIG ("0" to "9", "a"
 // to "f" in either case: pctAt's test). Clobbers c and t.
 #define HEXDIG(c, t) \
@@ -52,19 +60,17 @@
 //
 // The same steps as (*walker).fast for its most common shape; any record
 // that needs more leaves the loop, and Go takes it.
-TEXT ·fastBatchBMI2(SB), NOSPLIT, $8-80
+TEXT ·fastBatchBMI2(SB), NOSPLIT, $0-80
 	MOVQ   m+0(FP), DI
 	MOVQ   src+24(FP), SI
 	MOVQ   pos+40(FP), BX
 	MOVQ   out+48(FP), R10
-	MOVQ   $0, n+64(FP)
-	MOVQ   nout+56(FP), R9
-	IMUL3Q $uriFields__size, R9, R9
-	ADDQ   R10, R9
-	MOVQ   R9, outend-8(SP)
+	MOVQ   nout+56(FP), R14
+	IMUL3Q $uriFields__size, R14, R14
+	ADDQ   R10, R14         // the end of out; n is counted from R10 at ret
 
 loop:
-	CMPQ R10, outend-8(SP)
+	CMPQ R10, R14
 	JAE  full
 
 	// The record's block k in the window, and its offset sh in it. The
@@ -101,7 +107,7 @@ found:
 	TESTQ R11, R11
 	JNZ   done
 	WORD(blockMasks_structural, blockMasks__size+blockMasks_structural, R11, R9)
-	WORD(blockMasks_delim, blockMasks__size+blockMasks_delim, R13, R9)
+	WORDNOCUT(blockMasks_delim, blockMasks__size+blockMasks_delim, R13, R9) // the host's end is clamped to n
 	WORD(blockMasks_tail, blockMasks__size+blockMasks_tail, R9, CX)
 
 	// scheme ":" with scheme "http", "https" or "file".
@@ -110,20 +116,20 @@ found:
 	LEAQ   (SI)(BX*1), DX   // the record
 	CMPB   (DX)(AX*1), $0x3a
 	JNE    done
-	CMPQ   AX, $4
-	JNE    scheme5
-	CMPL   (DX), $0x70747468 // "http"
-	JEQ    schemeok
-	CMPL   (DX), $0x656c6966 // "file"
-	JEQ    schemeok
-	JMP    done
+	CMPQ   AX, $5           // the scheme's length first: its bytes are then in the record
+	JNE    scheme4
+	CMPL   (DX), $0x70747468 // "https"
+	JNE    done
+	CMPB   4(DX), $0x73
+	JNE    done
+	JMP    schemeok
 
-scheme5:
-	CMPQ AX, $5
+scheme4:
+	CMPQ AX, $4
 	JNE  done
-	CMPL (DX), $0x70747468
-	JNE  done
-	CMPB 4(DX), $0x73       // "https"
+	CMPL (DX), $0x70747468 // "http"
+	JEQ  schemeok
+	CMPL (DX), $0x656c6966 // "file"
 	JNE  done
 
 schemeok:
@@ -131,9 +137,7 @@ schemeok:
 	LEAQ 2(AX), CX
 	CMPQ CX, R8
 	JAE  done
-	CMPB 1(DX)(AX*1), $0x2f
-	JNE  done
-	CMPB 2(DX)(AX*1), $0x2f
+	CMPW 1(DX)(AX*1), $0x2f2f
 	JNE  done
 
 	// The host runs from a = f+3 to the first "/", "?" or "#" (p), or to
@@ -161,10 +165,9 @@ schemeok:
 	JLS  done
 
 hostok:
-	MOVQ  $-1, R11
-	SHLXQ R12, R11, R11
-	ANDQ  R11, R9           // the tail events after the host
-
+	// R9 holds the tail events after the host, and only those: a tail
+	// byte is structural, and before the host's end the only structural
+	// bytes are the ":" and "//" after the scheme.
 	MOVL BX, uriFields_start(R10)
 	MOVL BX, const_fastOffScheme(R10)
 	LEAQ (BX)(AX*1), R11
@@ -180,9 +183,20 @@ hostok:
 	// count in the flags word, until the record's end is known. A "%" is
 	// no event: it must begin a pct-encoded, checked here as pctAt does
 	// (two HEXDIGs, before the input's end).
-	MOVL  $0, uriFields_defined(R10)
 	TESTQ R9, R9
-	JZ    events
+	JNZ   heads
+	CMPQ  R8, $64
+	JEQ   long
+
+	// The most common record: no event, under 64 bytes.
+	LEAQ (BX)(R8*1), R11
+	MOVL R11, uriFields_end(R10)
+	MOVL R11, const_fastOffPath+span_end(R10)
+	MOVQ $const_fastFlagsPath, uriFields_defined(R10)
+	JMP  next
+
+heads:
+	MOVL $0, uriFields_defined(R10)
 
 headev:
 	TZCNTQ R9, R13
@@ -204,9 +218,12 @@ headnext:
 	BLSRQ R9, R9
 	JNZ   headev
 
-events:
 	CMPQ R8, $64
 	JNE  finish
+	JMP  longwords
+
+long:
+	MOVL $0, uriFields_defined(R10)
 
 	// A record of 64 bytes or more: its path, query and fragment run on,
 	// word by word, to its "\n".
@@ -344,7 +361,6 @@ fragment:
 next:
 	LEAQ 1(BX)(R8*1), BX
 	ADDQ $uriFields__size, R10
-	INCQ n+64(FP)
 	JMP  loop
 
 full:
@@ -360,4 +376,10 @@ done:
 
 ret:
 	MOVQ R11, stop+72(FP)
+	MOVQ R10, AX            // n = (R10 - out) / uriFields__size
+	SUBQ out+48(FP), AX
+	XORL DX, DX
+	MOVQ $uriFields__size, CX
+	DIVQ CX
+	MOVQ AX, n+64(FP)
 	RET

@@ -169,7 +169,7 @@ func FuzzParseFast(f *testing.F) {
 // batch assembly reads the "//" after a scheme only inside the record).
 func TestParseNoOverread(t *testing.T) {
 	mem := pagetest.BeforeGuard(t)
-	ins := []string{"http:", "https:", "file:", "http:/", "https:/", "http://", "http://h", "http://h/p?q#", "http://h/%", "http://h/%4",
+	ins := []string{"a:", "ab:", "abc:", "a:/", "ab:b", "http:", "https:", "file:", "http:/", "https:/", "http://", "http://h", "http://h/p?q#", "http://h/%", "http://h/%4",
 		"http://h/p?%41#%4", "file:///" + strings.Repeat("p", 55) + "%4", "file:///" + strings.Repeat("p", 70) + "%"}
 	for _, rec := range fastShapes() {
 		ins = append(ins, rec, rec+"%", rec+"%4")

@@ -243,21 +243,27 @@ func (s *LineScanner) setData(d []byte) {
 // Scan advances to the next record and parses it. It returns false at the
 // end of the input or on a read error (see Err).
 func (s *LineScanner) Scan() bool {
-	if s.irec >= s.nrec && !s.batch() {
+	// The next record the batch assembly took, if any: small enough to
+	// inline, so that a record costs its copy and three counters. batch
+	// set valid and long for all of them and checked them against the
+	// line limit.
+	if i := uint(s.irec); i < uint(s.nrec) {
+		r := &s.recs[i%fastBatchLen]
+		s.irec++
+		s.u.uriFields = *r
+		s.pos = int(r.end) + 1
+		s.line++
+		return true
+	}
+	return s.next()
+}
+
+// next is Scan past the records taken ahead: another batch, or scan.
+func (s *LineScanner) next() bool {
+	if !s.batch() {
 		return s.scan()
 	}
-	// The next record the batch assembly took.
-	r := &s.recs[s.irec]
-	s.irec++
-	pathstats.Add(pathstats.BatchAsm, 1)
-	s.u.uriFields = *r
-	s.valid, s.pos = true, int(r.end)+1
-	s.line++
-	s.long = 0
-	if int(r.end-r.start) > s.lim {
-		s.tooLong()
-	}
-	return true
+	return s.Scan()
 }
 
 // tooLong checks the current record, complete in data, against the line
@@ -296,8 +302,27 @@ func (s *LineScanner) batch() bool {
 	case fastStopWindow:
 		s.windowEnd = n > 0
 	}
+	if n > 0 && s.lim < winBlocks*blockSize {
+		// A record of the batch may be over the line limit (no record
+		// of a window is longer than the window): scan takes the
+		// first that is, and makes it a too-long record.
+		for i, r := range s.recs[:n] {
+			if int(r.end-r.start) > s.lim {
+				n, s.skip, s.windowEnd = i, 1, false
+				if i == 0 {
+					s.skip = 0
+				}
+				break
+			}
+		}
+	}
 	s.irec, s.nrec = 0, n
-	return n > 0
+	if n == 0 {
+		return false
+	}
+	pathstats.Add(pathstats.BatchAsm, n)
+	s.valid, s.long = true, 0
+	return true
 }
 
 // scan takes the record at pos with fast or the walk.

@@ -71,6 +71,11 @@ func parse(s string, copyOnError bool) (u URI, err error) {
 		return URI{}, &Error{Input: "", Offset: MaxLength, Err: ErrTooLong, code: errTooLong}
 	}
 	if len(s) >= 2*blockSize {
+		if len(s) < shortBlocks*blockSize {
+			var m [shortBlocks + 1]blockMasks
+			err = parseInto(&u, s, copyOnError, m[:], false)
+			return u, err
+		}
 		var m [winBlocks + 1]blockMasks
 		err = parseInto(&u, s, copyOnError, m[:], false)
 		return u, err
