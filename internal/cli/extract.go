@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/uriscan/uriscan"
+	getfmt "github.com/uriscan/uriscan/format"
 )
 
 // setupExtract: "uriscan extract" writes the URIs found in free text.
@@ -15,6 +16,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	anyScheme := fs.Bool("any-scheme", false, "take every syntactically valid scheme of at least --min-scheme bytes")
 	minScheme := fs.Int("min-scheme", 3, "the shortest scheme --any-scheme takes, in `bytes` (so that \"a:b\" in prose is not a URI)")
 	workers := addWorkersFlag(fs, "")
+	get := addGetFlags(fs, "each URI found (a base-resolved one as resolved)")
 	rejects := fs.Bool("rejects", false, "also report the candidates that are no URI (jsonl: \"valid\":false; text and tsv: on standard error)")
 	logFormat := fs.String("log", "", "read each line as a log line: `combined` (Common or Combined Log Format, Apache and nginx: the request target, the referer and the URIs in the user agent), jsonl (the URIs in the --field strings of JSON Lines) or columns (the URIs in the --columns of lines split at --delimiter, as cut does)")
 	columns := fs.String("columns", "", "with --log columns, the `list` of columns to search, numbered from 1 as cut -f takes it (\"3\", \"2,7\", \"4-6\", \"5-\"); each match's field is \"$N\"")
@@ -29,6 +31,13 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 		default:
 			return e.usageError("extract: --format must be text, jsonl or tsv, not "+strconv.Quote(*format), e.cmd)
 		}
+		tmpl, code, ok := get.compile(e, "extract", fs)
+		if !ok {
+			return code
+		}
+		if tmpl != nil && *format != "text" {
+			return e.usageError("extract: --get writes its own lines: it goes with --format text", e.cmd)
+		}
 		x := &uriscan.Extractor{AnyScheme: *anyScheme, MinSchemeLen: *minScheme, Rejects: *rejects}
 		if !*anyScheme {
 			for _, s := range strings.Split(*schemes, ",") {
@@ -42,7 +51,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		var lm *logMode
 		if *logFormat != "" {
-			lm = &logMode{kind: *logFormat, paths: jsonFields, columns: *columns, delimiter: *delimiter, format: *format, x: x}
+			lm = &logMode{kind: *logFormat, paths: jsonFields, columns: *columns, delimiter: *delimiter, format: *format, x: x, get: tmpl}
 			if code, ok := lm.check(e, *base); !ok {
 				return code
 			}
@@ -64,6 +73,10 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 		return e.parallel(files, max(*workers, 1), true, func(p *pipeline) func(*chunk) {
 			x := &uriscan.Extractor{Schemes: x.Schemes, AnyScheme: x.AnyScheme, MinSchemeLen: x.MinSchemeLen, Rejects: x.Rejects}
 			var ms []uriscan.Match
+			get := tmpl
+			if get != nil {
+				get = get.Clone()
+			}
 			return func(c *chunk) {
 				ms = x.AppendAfter(ms[:0], c.data, c.before)
 				for _, m := range ms {
@@ -71,7 +84,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 					m.Start += c.off
 					m.End += c.off
 					m.Line += int64(c.line)
-					emitMatch(p, c, *format, "", m, text)
+					emitMatch(p, c, *format, "", get, m, text)
 				}
 			}
 		}, nil)
@@ -90,7 +103,7 @@ type extractSummary struct {
 
 // emitMatch writes one match (text its bytes) of chunk c: to the output,
 // or, in text and tsv, to standard error if it is a rejection.
-func emitMatch(p *pipeline, c *chunk, format, field string, m uriscan.Match, text []byte) {
+func emitMatch(p *pipeline, c *chunk, format, field string, get *getfmt.Format, m uriscan.Match, text []byte) {
 	if m.Rejected {
 		c.k.rejected++
 	} else {
@@ -105,6 +118,11 @@ func emitMatch(p *pipeline, c *chunk, format, field string, m uriscan.Match, tex
 		default:
 			c.k.err = appendMatch(c.k.err, format, c.name, field, m, text)
 		}
+	} else if get != nil {
+		if u, err := uriscan.Parse(text); err == nil { // text is redacted
+			c.k.out = get.Append(c.k.out, &u)
+		}
+		c.k.out = append(c.k.out, '\n')
 	} else {
 		c.k.out = appendMatch(c.k.out, format, c.name, field, m, text)
 	}

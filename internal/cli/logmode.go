@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/uriscan/uriscan"
+	getfmt "github.com/uriscan/uriscan/format"
 	"github.com/uriscan/uriscan/logformat"
 )
 
@@ -39,6 +40,7 @@ type logMode struct {
 	format    string
 	x         *uriscan.Extractor // the schemes and options
 	base      *uriscan.URI
+	get       *getfmt.Format // --get, or nil
 }
 
 // check validates the flags; false (with the exit status) when they are
@@ -107,6 +109,7 @@ func (lm *logMode) longLine() lineFn {
 // logWorker is one worker's state in log mode.
 type logWorker struct {
 	*logMode
+	get     *getfmt.Format // its own clone of logMode's
 	p       *pipeline
 	x       uriscan.Extractor
 	fields  []logformat.Field
@@ -119,6 +122,9 @@ type logWorker struct {
 // worker makes a chunk handler for one worker.
 func (lm *logMode) worker(p *pipeline) func(*chunk) {
 	w := &logWorker{logMode: lm, p: p, maxLine: p.maxLine}
+	if lm.get != nil {
+		w.get = lm.get.Clone()
+	}
 	w.x = uriscan.Extractor{Schemes: lm.x.Schemes, AnyScheme: lm.x.AnyScheme, MinSchemeLen: lm.x.MinSchemeLen, Rejects: lm.x.Rejects}
 	return w.chunk
 }
@@ -243,7 +249,7 @@ func (w *logWorker) search(c *chunk, f logformat.Field, l []byte, line, lineOff 
 			at += m.Start
 		}
 		m.Start, m.End, m.Line = at, at+int64(len(text)), line
-		emitMatch(w.p, c, w.format, f.Name, m, text)
+		emitMatch(w.p, c, w.format, f.Name, w.get, m, text)
 	}
 }
 
@@ -262,7 +268,7 @@ func (w *logWorker) whole(c *chunk, f logformat.Field, l []byte, line, lineOff i
 	if err != nil {
 		if w.x.Rejects {
 			m.Rejected = true
-			emitMatch(w.p, c, w.format, f.Name, m, v)
+			emitMatch(w.p, c, w.format, f.Name, w.get, m, v)
 		}
 		return
 	}
@@ -276,7 +282,7 @@ func (w *logWorker) whole(c *chunk, f logformat.Field, l []byte, line, lineOff i
 		}
 		v = w.buf
 	}
-	emitMatch(w.p, c, w.format, f.Name, m, v)
+	emitMatch(w.p, c, w.format, f.Name, w.get, m, v)
 }
 
 func (w *logWorker) schemeCounts(s string) bool {

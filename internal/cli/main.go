@@ -71,7 +71,7 @@ type command struct {
 var commands = []*command{
 	{
 		name:     "split",
-		synopsis: "[--format jsonl|tsv [--header]] [--flags] [FILE...]",
+		synopsis: "[--format jsonl|tsv [--header]] [--flags] [--get TEMPLATE] [FILE...]",
 		summary:  "write each line's components as one JSON object (or TSV row) per line",
 		doc: `Writes one JSON object per input line, in input order. A valid line gives
 "valid":true and its components: null for an undefined component, "" for a
@@ -88,7 +88,10 @@ component, an empty field a defined empty one; in a field, backslash, tab,
 newline and carriage return are written \\, \t, \n and \r, other control
 bytes and bytes that are not UTF-8 \xHH (only an invalid line's input can
 hold them; PostgreSQL's COPY refuses a NUL or such bytes in a text column).
---header writes the column names first.`,
+--header writes the column names first.
+
+--get TEMPLATE writes the template instead, filled from each valid line
+(trurl's syntax: uriscan help get); an invalid line gives an empty line.`,
 		example: `printf 'http://h?\nhttp://a b\n' | uriscan split`,
 		setup:   setupSplit,
 	},
@@ -113,7 +116,7 @@ line, and its position and reason go to standard error.`,
 	},
 	{
 		name:     "normalize",
-		synopsis: "[--level syntax|scheme|crawler] [--repair] [--format text|jsonl] [--key-file F] [FILE...]",
+		synopsis: "[--level syntax|scheme|crawler] [--repair] [--format text|jsonl | --get TEMPLATE] [--key-file F] [FILE...]",
 		summary:  "write each line's RFC 3986 §6 normal form",
 		doc: `Writes each line's normal form, one output line per input line: syntax
 level (§6.2.2: case, percent-encodings, dot segments), scheme level (also
@@ -172,7 +175,7 @@ the same whatever N.`,
 	},
 	{
 		name:     "extract",
-		synopsis: "[--format text|jsonl|tsv] [--log combined [--base URI] | --log jsonl --field PATH | --log columns --columns LIST [--delimiter C]] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
+		synopsis: "[--format text|jsonl|tsv | --get TEMPLATE] [--log combined [--base URI] | --log jsonl --field PATH | --log columns --columns LIST [--delimiter C]] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
 		summary:  "write the URIs found in logs and free text, in input order",
 		doc: `Finds absolute URIs in any text (logs, mail, pages) and writes each one's
 bytes on a line of its own, in input order (so "uriscan extract log | sort
@@ -359,9 +362,13 @@ func (e *env) help(args []string) int {
 		mainUsage(e.out)
 		return exitOK
 	}
+	if t, ok := helpTopics[args[0]]; ok {
+		e.out.WriteString(t)
+		return exitOK
+	}
 	c := lookup(args[0])
 	if c == nil {
-		return e.usageError(fmt.Sprintf("help: unknown command %q", args[0]), nil)
+		return e.usageError(fmt.Sprintf("help: unknown command or topic %q (topics: get)", args[0]), nil)
 	}
 	commandUsage(e.out, c)
 	return exitOK
@@ -524,7 +531,7 @@ Commands:
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	w.WriteString("  help       show help for a command (uriscan help COMMAND)\n  version    say which uriscan this is (also --version)\n\nExamples:\n")
+	w.WriteString("  help       show help for a command or topic (uriscan help COMMAND, uriscan help get)\n  version    say which uriscan this is (also --version)\n\nExamples:\n")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %s\n", c.example)
 	}

@@ -20,11 +20,19 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 	surtWWW := fs.Bool("surt-keep-www", false, "with --format surt: keep a leading \"www.\" label (surt's host_massage=False)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
 	workers := addWorkersFlag(fs, "")
+	get := addGetFlags(fs, "the normal form of each valid line (an empty line for an invalid one)")
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
 	return func(e *env, files []string) int {
 		lv, cfg, msg := nf.config(fs, "normalize")
 		if msg != "" {
 			return e.usageError(msg, e.cmd)
+		}
+		tmpl, code, ok := get.compile(e, "normalize", fs)
+		if !ok {
+			return code
+		}
+		if tmpl != nil && (isFlagSet(fs, "format") || lv.Raw()) {
+			return e.usageError("normalize: --get writes the parts of the RFC 3986 normal form (levels syntax, scheme, crawler), one line each: not with --format or this --level", e.cmd)
 		}
 		jsonl := false
 		switch *format {
@@ -73,7 +81,12 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		return e.eachLine(files, *workers, func() lineFn {
 			h := h.Clone()
-			var fixed []byte   // reused for every line
+			var fixed []byte  // reused for every line
+			var normed []byte // with --get: the normal form
+			tmpl := tmpl
+			if tmpl != nil {
+				tmpl = tmpl.Clone()
+			}
 			norm := h.Config() // the text format's: the Hasher's
 			raw := func(dst, line []byte) ([]byte, error) { return norm.AppendRaw(dst, line, lv) }
 			return func(k *sink, name string, s *recordScanner) {
@@ -98,6 +111,13 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 					k.reportLine(name, s)
 				}
 				switch {
+				case tmpl != nil && perr == nil:
+					// The parts of the normal form: it is parsed again (a
+					// normal form of a valid URI is valid).
+					normed = norm.Append(normed[:0], u, lv)
+					if v, err := uriscan.Parse(normed); err == nil {
+						buf = appendGet(buf, tmpl, &v, k.rep.redacts())
+					}
 				case !jsonl && perr == nil:
 					start := len(buf)
 					buf = norm.Append(buf, u, lv)

@@ -12,7 +12,30 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 	flags := fs.Bool("flags", false, "add the RFC 3986 §7 security warnings of each valid URI: \"warnings\" (rare-ipv4, password, userinfo-like-host, host-not-utf8, mixed-script, encoded-nul, encoded-slash, encoded-backslash, encoded-dot-segment) and \"ipv4\", the address a rare IPv4 form is read as")
 	format := fs.String("format", "jsonl", "`jsonl` (one JSON object per line) or tsv (one row per line, PostgreSQL COPY text format: \\N for an undefined component; columns in uriscan help split)")
 	header := fs.Bool("header", false, "with --format tsv, write the column names first")
+	get := addGetFlags(fs, "each valid line (an empty line for an invalid one, which is reported)")
 	return func(e *env, files []string) int {
+		tmpl, code, ok := get.compile(e, "split", fs)
+		if !ok {
+			return code
+		}
+		if tmpl != nil {
+			for _, f := range []string{"format", "header", "flags"} {
+				if isFlagSet(fs, f) {
+					return e.usageError("split: --get writes its own lines: --"+f+" does not apply", e.cmd)
+				}
+			}
+			return e.eachLine(files, *workers, func() lineFn {
+				tmpl := tmpl.Clone()
+				return func(k *sink, name string, s *recordScanner) {
+					if s.ParseError() != nil {
+						k.reportLine(name, s)
+					} else {
+						k.out = appendGet(k.out, tmpl, s.URI(), k.rep.redacts())
+					}
+					k.out = append(k.out, '\n')
+				}
+			})
+		}
 		tsv := false
 		switch *format {
 		case "jsonl":

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestGet(t *testing.T) {
+	in := "https://u:pw@www.Example.co.uk:8443/a/b%20c?x=1&y=2&x=3#f\nnot a uri\nhttp://user.github.io/\n"
+	for _, c := range []struct {
+		args     []string
+		in, want string
+		code     int
+	}{
+		{[]string{"split", "--get", `{scheme}\t{host}\t{rdn}\t{subdomain}\t{etld}\t{path:-1}\t{query-all:x}\t{query-keys}\t{default:port}`}, in,
+			"https\twww.Example.co.uk\tExample.co.uk\twww\tco.uk\tb c\t1 3\tx y\t8443\n\nhttp\tuser.github.io\tgithub.io\tuser\tio\t\t\t\t80\n", 1},
+		{[]string{"split", "--get", "{rdn}", "--private-suffixes"}, in, "Example.co.uk\n\nuser.github.io\n", 1},
+		// the password is redacted whichever variable shows it
+		{[]string{"split", "--get", "{password} {url}"}, in, "*** https://u:***@www.Example.co.uk:8443/a/b%20c?x=1&y=2&x=3#f\n\n http://user.github.io/\n", 1},
+		{[]string{"split", "--get", "{password}", "--show-passwords"}, in, "pw\n\n\n", 1},
+		{[]string{"normalize", "--level", "crawler", "--get", "{host}|{port}|{query}"}, "HTTP://WWW.Example.COM:80/a/./b?b=2&a=1\n", "example.com||a=1&b=2\n", 0},
+		{[]string{"extract", "--get", "{rdn}{path}"}, "see https://www.example.co.uk/a?x=1 and ftp://x.y/z, http://foo.github.io/z.\n", "example.co.uk/a\ngithub.io/z\n", 0},
+		{[]string{"extract", "--log", "combined", "--base", "https://www.example.org", "--get", "{host} {query:q}"},
+			`1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /s?q=a+b HTTP/1.1" 200 2326 "-" "-"` + "\n", "www.example.org a b\n", 0},
+	} {
+		code, out, stderr := cli(t, c.in, c.args...)
+		if code != c.code || out != c.want {
+			t.Errorf("%s: exit %d, output %q; want %d, %q (stderr %q)", strings.Join(c.args, " "), code, out, c.code, c.want, stderr)
+		}
+	}
+}
+
+func TestGetUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"split", "--get", "{hots}"}, `split: --get: unknown variable "hots"`},
+		{[]string{"split", "--get", "{host}", "--format", "tsv"}, "--format does not apply"},
+		{[]string{"split", "--private-suffixes"}, "--private-suffixes goes with --get"},
+		{[]string{"normalize", "--get", "{host}", "--format", "jsonl"}, "normalize: --get"},
+		{[]string{"normalize", "--get", "{host}", "--level", "w3lib"}, "normalize: --get"},
+		{[]string{"extract", "--get", "{host}", "--format", "jsonl"}, "extract: --get writes its own lines"},
+		{[]string{"extract", "--get", "{path:0}"}, "path:N needs a segment number"},
+	} {
+		code, out, stderr := cli(t, "http://h/\n", c.args...)
+		if code != 2 || out != "" || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%s: exit %d, output %q, stderr %q; want 2 and %q", strings.Join(c.args, " "), code, out, stderr, c.msg)
+		}
+	}
+}
+
+// TestGetHelp checks that "uriscan help get" is there and that its example
+// says what the command writes.
+func TestGetHelp(t *testing.T) {
+	code, out, _ := cli(t, "", "help", "get")
+	if code != 0 || !strings.Contains(out, "{rdn}") {
+		t.Fatalf("help get: exit %d, %q", code, out)
+	}
+	ls := lines(strings.TrimSpace(out))
+	cmd, want := strings.TrimSpace(ls[len(ls)-2]), strings.TrimSpace(ls[len(ls)-1])
+	const pre = `$ echo 'https://shop.example.co.uk/items/blue%20cup?id=42' | uriscan split --get '{rdn} {path:-1} {query:id}'`
+	if cmd != pre {
+		t.Fatalf("the example is %q; this test runs %q", cmd, pre)
+	}
+	if _, got, _ := cli(t, "https://shop.example.co.uk/items/blue%20cup?id=42\n", "split", "--get", "{rdn} {path:-1} {query:id}"); strings.TrimSpace(got) != want {
+		t.Errorf("the example writes %q; help says %q", got, want)
+	}
+	if code, _, stderr := cli(t, "", "help", "nope"); code != 2 || !strings.Contains(stderr, "topics: get") {
+		t.Errorf("help nope: exit %d, %q", code, stderr)
+	}
+}
