@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/uriscan/uriscan/domain"
 	"golang.org/x/net/idna"
 )
 
@@ -65,6 +66,13 @@ type SURTOptions struct {
 	// KeepQueryOrder does not sort the query's parameters
 	// (query_alpha_reorder=False).
 	KeepQueryOrder bool
+	// PublicSuffix writes the host's registrable domain instead of the
+	// host, as in "com,example)/" for www.example.com
+	// (public_suffix=True; surt's "public suffix" is tldextract's
+	// registered domain, ICANN rules). A host with none (an IP address, a
+	// single label, a public suffix itself) is left out, as surt leaves it
+	// out. It costs an allocation or two per URL (package domain's Split).
+	PublicSuffix bool
 }
 
 // Errors returned by AppendSURT: the inputs on which surt() raises.
@@ -149,6 +157,9 @@ func AppendSURT(dst, raw []byte, opts SURTOptions) ([]byte, error) {
 	}
 	u, work = u.google(work)
 	u, _ = u.ia(&opts, work)
+	if opts.PublicSuffix {
+		u.host = u.publicSuffix()
+	}
 	return u.appendTo(dst, !opts.PlainURL, opts.IncludeScheme, opts.TrailingComma, !opts.KeepIPAddrOrder), nil
 }
 
@@ -832,6 +843,19 @@ func surtCompareArgs(a, b []byte) int {
 
 // appendTo is handyurl.geturl_bytes with surt, with_scheme,
 // trailing_comma and reverse_ipaddr.
+// publicSuffix is handyurl.getPublicSuffix: the host's registered domain
+// (tldextract's, ICANN rules), a slice of host, or empty when it has none.
+func (u *surtURL) publicSuffix() []byte {
+	// A copy: Split's result aliases its argument, which would move the
+	// stack buffers the host lives in to the heap on every call.
+	p, _ := domain.Split(string(u.host), domain.ICANN)
+	end := len(u.host)
+	if end > 0 && u.host[end-1] == '.' {
+		end--
+	}
+	return u.host[end-len(p.Registrable) : end]
+}
+
 func (u *surtURL) appendTo(dst []byte, surt, withScheme, trailingComma, reverseIP bool) []byte {
 	host := len(u.host) > 0
 	if withScheme {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/uriscan/uriscan/domain"
 )
 
 // The vectors below are every assertion of tests/test_surt.py in
@@ -12,9 +14,6 @@ import (
 // canonicalizer, a helper, or surt()). Unicode inputs are written as
 // their UTF-8 bytes, as surt() encodes them. Not included:
 //
-//   - test_getPublicSuffix and test_getPublicPrefix (8 assertions): they
-//     need the public suffix list (tldextract); public_suffix is not an
-//     option here.
 //   - test_surt_return_type (2): Python str versus bytes; AppendSURT is
 //     bytes in, bytes out.
 //   - attemptIPFormats(None), alphaReorderQuery(None): Go has no None
@@ -491,6 +490,38 @@ func TestSURTPorts(t *testing.T) {
 		got, err := AppendSURT(nil, []byte(c.in), SURTOptions{})
 		if err != nil || strings.Contains(string(got), ":") != c.port {
 			t.Errorf("AppendSURT(%q) = %q, %v; port kept: want %v", c.in, got, err, c.port)
+		}
+	}
+}
+
+// TestSURTPublicSuffix is test_getPublicSuffix and test_getPublicPrefix
+// (from HandyURLTest.java): handyurl.getPublicSuffix is tldextract's
+// registered domain, which the PublicSuffix option writes as the host, and
+// getPublicPrefix its subdomain, which is domain.Split's Subdomain.
+func TestSURTPublicSuffix(t *testing.T) {
+	for _, c := range []struct{ host, suffix, prefix string }{
+		{"www.fool.com", "fool.com", "www"},
+		{"www.amazon.co.uk", "amazon.co.uk", "www"},
+		{"www.images.amazon.co.uk", "amazon.co.uk", "www.images"},
+		{"funky-images.fancy.co.jp", "fancy.co.jp", "funky-images"},
+	} {
+		u := surtURL{host: []byte(c.host)}
+		if got := string(u.publicSuffix()); got != c.suffix {
+			t.Errorf("getPublicSuffix(%q) = %q, want %q", c.host, got, c.suffix)
+		}
+		if p, _ := domain.Split(c.host, domain.ICANN); p.Subdomain != c.prefix {
+			t.Errorf("getPublicPrefix(%q) = %q, want %q", c.host, p.Subdomain, c.prefix)
+		}
+	}
+	// surt(url, public_suffix=True), and a host with no registered domain
+	// left out, as geturl_bytes leaves out an empty hostSrc.
+	for _, c := range []struct{ in, want string }{
+		{"http://www.images.amazon.co.uk/a", "uk,co,amazon)/a"},
+		{"http://127.0.0.1/a", "http:/a"}, // geturl_bytes writes the scheme when there is no host
+	} {
+		got, err := AppendSURT(nil, []byte(c.in), SURTOptions{PublicSuffix: true})
+		if err != nil || string(got) != c.want {
+			t.Errorf("surt(%q, public_suffix=True) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
 }

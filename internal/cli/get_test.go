@@ -70,3 +70,13 @@ func TestGetHelp(t *testing.T) {
 		t.Errorf("help nope: exit %d, %q", code, stderr)
 	}
 }
+
+func TestSURTPublicSuffixFlag(t *testing.T) {
+	code, out, stderr := cli(t, "http://www.images.amazon.co.uk/a\n", "normalize", "--format", "surt", "--surt-public-suffix")
+	if code != 0 || out != "uk,co,amazon)/a\n" {
+		t.Errorf("exit %d, %q (%s)", code, out, stderr)
+	}
+	if code, _, stderr := cli(t, "http://h/\n", "normalize", "--surt-public-suffix"); code != 2 || !strings.Contains(stderr, "goes with --format surt") {
+		t.Errorf("without --format surt: exit %d, %q", code, stderr)
+	}
+}

@@ -17,6 +17,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 	format := fs.String("format", "text", "`text` (one normal form per line), jsonl (JSON with the hash) or surt (each line's SURT key, as the Internet Archive's surt() computes it with its default canonicalization; --level does not apply)")
 	surtScheme := fs.Bool("surt-scheme", false, "with --format surt: write the scheme, \"http://(com,example,)/\" (surt's with_scheme)")
 	surtComma := fs.Bool("surt-trailing-comma", false, "with --format surt: a \",\" before the \")\" that ends the host (surt's trailing_comma)")
+	surtPS := fs.Bool("surt-public-suffix", false, "with --format surt: write the host's registrable domain (ICANN rules) instead of the host, \"(com,example)/\" for www.example.com (surt's public_suffix)")
 	surtWWW := fs.Bool("surt-keep-www", false, "with --format surt: keep a leading \"www.\" label (surt's host_massage=False)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
 	workers := addWorkersFlag(fs, "")
@@ -45,7 +46,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 					return e.usageError("normalize: --format surt does its own canonicalization (surt's): --"+f+" does not apply", e.cmd)
 				}
 			}
-			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
+			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW, PublicSuffix: *surtPS}
 			return e.eachLine(files, *workers, func() lineFn {
 				var buf, red []byte
 				// The key is of the line as shown, its password redacted:
@@ -69,7 +70,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 		default:
 			return e.usageError("normalize: --format must be text, jsonl or surt, not "+strconv.Quote(*format), e.cmd)
 		}
-		for _, f := range []string{"surt-scheme", "surt-trailing-comma", "surt-keep-www"} {
+		for _, f := range []string{"surt-scheme", "surt-trailing-comma", "surt-keep-www", "surt-public-suffix"} {
 			if isFlagSet(fs, f) {
 				return e.usageError("normalize: --"+f+" goes with --format surt", e.cmd)
 			}
