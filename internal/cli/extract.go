@@ -31,7 +31,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 		default:
 			return e.usageError("extract: --format must be text, jsonl or tsv, not "+strconv.Quote(*format), e.cmd)
 		}
-		tmpl, code, ok := get.compile(e, "extract", fs)
+		tmpl, code, ok := get.compile(e, "extract", fs, false)
 		if !ok {
 			return code
 		}

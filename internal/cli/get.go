@@ -26,18 +26,20 @@ func addGetFlags(fs *flag.FlagSet, what string) getFlags {
 
 // compile returns the --get template (nil when there is none), or the
 // usage error's exit status.
-func (g getFlags) compile(e *env, cmd string, fs *flag.FlagSet) (*getfmt.Format, int, bool) {
+// domains says whether another flag of the command splits hosts (then
+// --private-suffixes goes with it too).
+func (g getFlags) compile(e *env, cmd string, fs *flag.FlagSet, domains bool) (*getfmt.Format, int, bool) {
 	if !isFlagSet(fs, "get") {
-		if *g.private {
-			return nil, e.usageError(cmd+": --private-suffixes goes with --get", e.cmd), false
+		if *g.private && !domains {
+			what := "--get"
+			if cmd == "split" {
+				what = "--get or --domains"
+			}
+			return nil, e.usageError(cmd+": --private-suffixes goes with "+what, e.cmd), false
 		}
 		return nil, 0, true
 	}
-	rules := domain.ICANN
-	if *g.private {
-		rules = domain.Private
-	}
-	f, err := getfmt.Compile(*g.spec, rules)
+	f, err := getfmt.Compile(*g.spec, g.rules())
 	if err != nil {
 		var se *getfmt.SyntaxError
 		msg := err.Error()
@@ -101,4 +103,41 @@ are uriscan's.
   $ echo 'https://shop.example.co.uk/items/blue%20cup?id=42' | uriscan split --get '{rdn} {path:-1} {query:id}'
   example.co.uk blue cup 42
 `,
+}
+
+// rules are the public suffix rules --private-suffixes asks for.
+func (g getFlags) rules() domain.Rules {
+	if *g.private {
+		return domain.Private
+	}
+	return domain.ICANN
+}
+
+// appendDomainsJSON appends split --domains' keys for u's host.
+func appendDomainsJSON(b []byte, hosts *domain.Cache, u *uriscan.URI) []byte {
+	p, ok := hosts.Split(u.Host())
+	for _, f := range [...]struct{ key, v string }{{`,"etld":`, p.Suffix}, {`,"rdn":`, p.Registrable}, {`,"subdomain":`, p.Subdomain}} {
+		b = append(b, f.key...)
+		if !ok { // no registrable domain: all three null
+
+			b = append(b, "null"...)
+			continue
+		}
+		b = appendJSONString(b, f.v)
+	}
+	return b
+}
+
+// appendDomainsTSV appends split --domains' columns for u's host.
+func appendDomainsTSV(b []byte, hosts *domain.Cache, u *uriscan.URI) []byte {
+	p, ok := hosts.Split(u.Host())
+	for _, v := range [...]string{p.Suffix, p.Registrable, p.Subdomain} {
+		b = append(b, '\t')
+		if !ok {
+			b = append(b, tsvNull...)
+			continue
+		}
+		b = appendTSVField(b, v)
+	}
+	return b
 }

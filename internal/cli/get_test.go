@@ -80,3 +80,32 @@ func TestSURTPublicSuffixFlag(t *testing.T) {
 		t.Errorf("without --format surt: exit %d, %q", code, stderr)
 	}
 }
+
+func TestSplitDomains(t *testing.T) {
+	in := "https://www.Example.co.uk/\nhttp://localhost/\nbad uri\nhttp://a.user.github.io/\n"
+	code, out, _ := cli(t, in, "split", "--domains")
+	ls := lines(out)
+	if code != 1 || len(ls) != 4 {
+		t.Fatalf("exit %d, %d lines:\n%s", code, len(ls), out)
+	}
+	for i, want := range []map[string]any{
+		{"etld": "co.uk", "rdn": "Example.co.uk", "subdomain": "www"},
+		{"etld": nil, "rdn": nil, "subdomain": nil},
+		nil, // invalid: no domain keys
+		{"etld": "io", "rdn": "github.io", "subdomain": "a.user"},
+	} {
+		m := decode(t, ls[i])
+		for _, k := range []string{"etld", "rdn", "subdomain"} {
+			v, has := m[k]
+			if want == nil && has || want != nil && (!has || v != want[k]) {
+				t.Errorf("line %d: %s = %v (present %v), want %v", i+1, k, v, has, want[k])
+			}
+		}
+	}
+	_, out, _ = cli(t, in, "split", "--domains", "--private-suffixes", "--format", "tsv", "--header")
+	ls = lines(out)
+	if !strings.HasSuffix(ls[0], "\tetld\trdn\tsubdomain") || !strings.HasSuffix(ls[4], "\tgithub.io\tuser.github.io\ta") ||
+		!strings.HasSuffix(ls[3], "\t\\N\t\\N\t\\N") || !strings.HasSuffix(ls[2], "\t\\N\t\\N\t\\N") {
+		t.Errorf("tsv:\n%s", out)
+	}
+}

@@ -71,7 +71,7 @@ type command struct {
 var commands = []*command{
 	{
 		name:     "split",
-		synopsis: "[--format jsonl|tsv [--header]] [--flags] [--get TEMPLATE] [FILE...]",
+		synopsis: "[--format jsonl|tsv [--header]] [--flags] [--domains [--private-suffixes]] [--get TEMPLATE] [FILE...]",
 		summary:  "write each line's components as one JSON object (or TSV row) per line",
 		doc: `Writes one JSON object per input line, in input order. A valid line gives
 "valid":true and its components: null for an undefined component, "" for a
@@ -89,6 +89,11 @@ newline and carriage return are written \\, \t, \n and \r, other control
 bytes and bytes that are not UTF-8 \xHH (only an invalid line's input can
 hold them; PostgreSQL's COPY refuses a NUL or such bytes in a text column).
 --header writes the column names first.
+
+--domains adds the host split at its public suffix (Public Suffix List,
+ICANN section unless --private-suffixes): "etld", "rdn" (the registrable
+domain) and "subdomain", all null for a host with no registrable domain
+(an IP address, a single label, a public suffix itself).
 
 --get TEMPLATE writes the template instead, filled from each valid line
 (trurl's syntax: uriscan help get); an invalid line gives an empty line.`,

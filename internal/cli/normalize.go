@@ -28,7 +28,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 		if msg != "" {
 			return e.usageError(msg, e.cmd)
 		}
-		tmpl, code, ok := get.compile(e, "normalize", fs)
+		tmpl, code, ok := get.compile(e, "normalize", fs, false)
 		if !ok {
 			return code
 		}

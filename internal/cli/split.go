@@ -3,6 +3,8 @@ package cli
 import (
 	"flag"
 	"strconv"
+
+	"github.com/uriscan/uriscan/domain"
 )
 
 // setupSplit: "uriscan split" writes one record per input line: a JSON
@@ -12,14 +14,16 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 	flags := fs.Bool("flags", false, "add the RFC 3986 §7 security warnings of each valid URI: \"warnings\" (rare-ipv4, password, userinfo-like-host, host-not-utf8, mixed-script, encoded-nul, encoded-slash, encoded-backslash, encoded-dot-segment) and \"ipv4\", the address a rare IPv4 form is read as")
 	format := fs.String("format", "jsonl", "`jsonl` (one JSON object per line) or tsv (one row per line, PostgreSQL COPY text format: \\N for an undefined component; columns in uriscan help split)")
 	header := fs.Bool("header", false, "with --format tsv, write the column names first")
+	domains := fs.Bool("domains", false, "add each record's host split at its public suffix: etld, rdn (the registrable domain) and subdomain; null (\\N) when the host has none: an IP address, a single label, a public suffix itself (ICANN rules unless --private-suffixes)")
 	get := addGetFlags(fs, "each valid line (an empty line for an invalid one, which is reported)")
 	return func(e *env, files []string) int {
-		tmpl, code, ok := get.compile(e, "split", fs)
+		tmpl, code, ok := get.compile(e, "split", fs, *domains)
 		if !ok {
 			return code
 		}
+		rules := get.rules()
 		if tmpl != nil {
-			for _, f := range []string{"format", "header", "flags"} {
+			for _, f := range []string{"format", "header", "flags", "domains"} {
 				if isFlagSet(fs, f) {
 					return e.usageError("split: --get writes its own lines: --"+f+" does not apply", e.cmd)
 				}
@@ -48,14 +52,21 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 			return e.usageError("split: --header goes with --format tsv", e.cmd)
 		}
 		if *header {
-			e.out.Write(appendSplitTSVHeader(nil, len(files) > 1, *flags))
+			e.out.Write(appendSplitTSVHeader(nil, len(files) > 1, *flags, *domains))
 		}
 		return e.eachLine(files, *workers, func() lineFn {
+			var hosts *domain.Cache
+			if *domains {
+				hosts = domain.NewCache(rules)
+			}
 			return func(k *sink, name string, s *recordScanner) {
 				file := recordFile(files, name)
 				switch perr := s.ParseError(); {
 				case perr != nil && tsv:
 					k.out = appendSplitTSVInvalid(k.out, file, s.Line(), s.Bytes(), perr, k.rep.redacts(), *flags)
+					if hosts != nil {
+						k.out = append(k.out, "\t\\N\t\\N\t\\N"...)
+					}
 					k.reportLine(name, s)
 				case perr != nil:
 					k.out = appendSplitInvalid(k.out, file, s.Line(), s.Bytes(), s.Len(), perr, k.rep.redacts())
@@ -65,10 +76,17 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 					if *flags {
 						k.out = appendSplitTSVFlags(k.out, s.URI(), s.URI().Warnings())
 					}
+					if hosts != nil {
+						k.out = appendDomainsTSV(k.out, hosts, s.URI())
+					}
 				default:
 					k.out = appendSplitValid(k.out, file, s.Line(), s.URI(), k.rep.redacts())
 					if *flags {
 						k.out = appendWarningsJSON(k.out[:len(k.out)-1], s.URI(), s.URI().Warnings())
+						k.out = append(k.out, '}')
+					}
+					if hosts != nil {
+						k.out = appendDomainsJSON(k.out[:len(k.out)-1], hosts, s.URI())
 						k.out = append(k.out, '}')
 					}
 				}

@@ -31,7 +31,7 @@ var (
 )
 
 // appendSplitTSVHeader appends the header row (--header).
-func appendSplitTSVHeader(b []byte, file, flags bool) []byte {
+func appendSplitTSVHeader(b []byte, file, flags, domains bool) []byte {
 	if file {
 		b = append(b, "file\t"...)
 	}
@@ -46,6 +46,9 @@ func appendSplitTSVHeader(b []byte, file, flags bool) []byte {
 			b = append(b, '\t')
 			b = append(b, c...)
 		}
+	}
+	if domains {
+		b = append(b, "\tetld\trdn\tsubdomain"...)
 	}
 	return append(b, '\n')
 }
