@@ -161,3 +161,11 @@ func firstDot(s string) int {
 	}
 	return -1
 }
+
+// Registrable returns host's registrable domain under ICANN rules, or ""
+// when it has none: Split(host, ICANN)'s, for a function value
+// (normalize.SURTOptions.PublicSuffix).
+func Registrable(host string) string {
+	p, _ := Split(host, ICANN)
+	return p.Registrable
+}

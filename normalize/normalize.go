@@ -76,7 +76,8 @@ const (
 	W3lib
 )
 
-// String returns "syntax", "scheme", "crawler", "safebrowsing" or "w3lib".
+// String returns "syntax", "scheme", "crawler", "shape", "safebrowsing" or
+// "w3lib".
 func (l Level) String() string {
 	switch l {
 	case Syntax:
@@ -89,12 +90,14 @@ func (l Level) String() string {
 		return "safebrowsing"
 	case W3lib:
 		return "w3lib"
+	case Shape:
+		return "shape"
 	}
 	return "level(" + string(rune('0'+l)) + ")"
 }
 
-// ParseLevel parses "syntax", "scheme", "crawler", "safebrowsing" or
-// "w3lib".
+// ParseLevel parses "syntax", "scheme", "crawler", "shape",
+// "safebrowsing" or "w3lib".
 func ParseLevel(s string) (Level, bool) {
 	switch s {
 	case "safebrowsing":
@@ -107,6 +110,8 @@ func ParseLevel(s string) (Level, bool) {
 		return Scheme, true
 	case "crawler":
 		return Crawler, true
+	case "shape":
+		return Shape, true
 	}
 	return 0, false
 }
@@ -215,12 +220,15 @@ func (n *Normalizer) Append(dst []byte, u *uriscan.URI, level Level) []byte {
 	}
 	start := len(dst)
 	dst = n.appendScheme(dst, u, level)
-	if level >= Crawler {
+	if level >= Crawler { // Crawler, Shape
 		h := n.Heuristics
 		if h == 0 {
 			h = AllHeuristics
 		}
 		dst = n.crawl(dst, start, h)
+	}
+	if level == Shape {
+		dst = appendShape(dst, start)
 	}
 	return dst
 }

@@ -115,7 +115,7 @@ func (h *Hasher) Settings() seen.Params {
 		if n.IPv6RFC5952 {
 			p["ipv6"] = "rfc5952"
 		}
-		if h.level == Crawler && (n.Heuristics == 0 || n.Heuristics&IDNA != 0) {
+		if (h.level == Crawler || h.level == Shape) && (n.Heuristics == 0 || n.Heuristics&IDNA != 0) {
 			// Since issue 11 the crawler level writes IDN hosts as
 			// A-labels: a crawler-level set made before is refused.
 			p["idna"] = "uts46"

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/uriscan/uriscan/domain"
 	"golang.org/x/net/idna"
 )
 
@@ -66,13 +65,14 @@ type SURTOptions struct {
 	// KeepQueryOrder does not sort the query's parameters
 	// (query_alpha_reorder=False).
 	KeepQueryOrder bool
-	// PublicSuffix writes the host's registrable domain instead of the
-	// host, as in "com,example)/" for www.example.com
-	// (public_suffix=True; surt's "public suffix" is tldextract's
-	// registered domain, ICANN rules). A host with none (an IP address, a
-	// single label, a public suffix itself) is left out, as surt leaves it
-	// out. It costs an allocation or two per URL (package domain's Split).
-	PublicSuffix bool
+	// PublicSuffix, when set, gives the host's registrable domain, which
+	// is written instead of the host, as in "com,example)/" for
+	// www.example.com (surt's public_suffix=True, whose "public suffix" is
+	// tldextract's registered domain, ICANN rules: domain.Registrable).
+	// It is a function so that a program that does not use it does not
+	// link the Public Suffix List. A host it gives "" for (an IP address,
+	// a single label) is left out, as surt leaves it out.
+	PublicSuffix func(host string) string
 }
 
 // Errors returned by AppendSURT: the inputs on which surt() raises.
@@ -157,8 +157,8 @@ func AppendSURT(dst, raw []byte, opts SURTOptions) ([]byte, error) {
 	}
 	u, work = u.google(work)
 	u, _ = u.ia(&opts, work)
-	if opts.PublicSuffix {
-		u.host = u.publicSuffix()
+	if opts.PublicSuffix != nil {
+		u.host = u.publicSuffix(opts.PublicSuffix)
 	}
 	return u.appendTo(dst, !opts.PlainURL, opts.IncludeScheme, opts.TrailingComma, !opts.KeepIPAddrOrder), nil
 }
@@ -843,17 +843,21 @@ func surtCompareArgs(a, b []byte) int {
 
 // appendTo is handyurl.geturl_bytes with surt, with_scheme,
 // trailing_comma and reverse_ipaddr.
-// publicSuffix is handyurl.getPublicSuffix: the host's registered domain
-// (tldextract's, ICANN rules), a slice of host, or empty when it has none.
-func (u *surtURL) publicSuffix() []byte {
-	// A copy: Split's result aliases its argument, which would move the
-	// stack buffers the host lives in to the heap on every call.
-	p, _ := domain.Split(string(u.host), domain.ICANN)
+// publicSuffix is handyurl.getPublicSuffix with registrable for
+// tldextract: the host's registered domain, a slice of host, or empty when
+// it has none.
+func (u *surtURL) publicSuffix(registrable func(string) string) []byte {
+	// A copy: registrable's result may alias its argument, which would
+	// move the stack buffers the host lives in to the heap on every call.
+	r := registrable(string(u.host))
 	end := len(u.host)
 	if end > 0 && u.host[end-1] == '.' {
 		end--
 	}
-	return u.host[end-len(p.Registrable) : end]
+	if len(r) > end || !bytes.EqualFold(u.host[end-len(r):end], []byte(r)) {
+		return nil // not a suffix of the host: none
+	}
+	return u.host[end-len(r) : end]
 }
 
 func (u *surtURL) appendTo(dst []byte, surt, withScheme, trailingComma, reverseIP bool) []byte {

@@ -506,7 +506,7 @@ func TestSURTPublicSuffix(t *testing.T) {
 		{"funky-images.fancy.co.jp", "fancy.co.jp", "funky-images"},
 	} {
 		u := surtURL{host: []byte(c.host)}
-		if got := string(u.publicSuffix()); got != c.suffix {
+		if got := string(u.publicSuffix(domain.Registrable)); got != c.suffix {
 			t.Errorf("getPublicSuffix(%q) = %q, want %q", c.host, got, c.suffix)
 		}
 		if p, _ := domain.Split(c.host, domain.ICANN); p.Subdomain != c.prefix {
@@ -519,7 +519,7 @@ func TestSURTPublicSuffix(t *testing.T) {
 		{"http://www.images.amazon.co.uk/a", "uk,co,amazon)/a"},
 		{"http://127.0.0.1/a", "http:/a"}, // geturl_bytes writes the scheme when there is no host
 	} {
-		got, err := AppendSURT(nil, []byte(c.in), SURTOptions{PublicSuffix: true})
+		got, err := AppendSURT(nil, []byte(c.in), SURTOptions{PublicSuffix: domain.Registrable})
 		if err != nil || string(got) != c.want {
 			t.Errorf("surt(%q, public_suffix=True) = %q, %v; want %q", c.in, got, err, c.want)
 		}

@@ -6,7 +6,7 @@
 //	uriscan COMMAND [FLAGS] [FILE...]
 //
 // FILEs are read in order; "-" (or no FILE at all) is standard input, and a
-// gzip or zstd FILE (told by its magic number) is decompressed. Run "uriscan help" for the
+// gzip, zstd, bzip2 or xz FILE (told by its magic number) is decompressed. Run "uriscan help" for the
 // commands.
 package main
 

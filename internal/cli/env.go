@@ -51,11 +51,12 @@ type env struct {
 	memHeld func() int64
 	// counts are what the pipeline's writer has written (extract's
 	// summary).
-	counts  struct{ bytes, uris, rejected int64 }
-	ioFail  bool  // an input could not be read: exit 2
-	invalid bool  // some line was invalid: exit 1
-	werr    error // first error writing output; stops the input loop
-	halt    bool  // the command stopped the input loop (a store error)
+	counts       struct{ bytes, uris, rejected int64 }
+	ioFail       bool  // an input could not be read: exit 2
+	invalid      bool  // some line was invalid: exit 1
+	allowInvalid bool  // --allow-invalid: invalid lines do not make the exit status 1
+	werr         error // first error writing output; stops the input loop
+	halt         bool  // the command stopped the input loop (a store error)
 
 	// start is where the input loop begins (dedup's resume): files
 	// before start.File are skipped, that file is read from start.Offset.
@@ -178,7 +179,7 @@ func (e *env) status() int {
 	switch {
 	case e.ioFail || e.werr != nil:
 		return exitUsage
-	case e.invalid:
+	case e.invalid && !e.allowInvalid:
 		return exitInvalid
 	}
 	return exitOK

@@ -109,3 +109,41 @@ func TestSplitDomains(t *testing.T) {
 		t.Errorf("tsv:\n%s", out)
 	}
 }
+
+func TestLevelShape(t *testing.T) {
+	in := "https://Example.com/users/123/posts?page=2&sort=new\nhttps://example.com/users/77/posts?sort=old&page=9#x\nhttps://example.com/users/77/likes\n"
+	code, out, stderr := cli(t, in, "dedup", "--level", "shape", "--no-progress")
+	if code != 0 || out != "https://Example.com/users/123/posts?page=2&sort=new\nhttps://example.com/users/77/likes\n" || !strings.Contains(stderr, "unique 2, duplicates 1") {
+		t.Errorf("dedup --level shape: exit %d, %q, %q", code, out, stderr)
+	}
+	if code, out, _ := cli(t, in, "normalize", "--level", "shape", "--strip-www"); code != 0 || lines(out)[0] != "https://example.com/users/:int/posts?page&sort" {
+		t.Errorf("normalize --level shape --strip-www: exit %d, %q", code, out)
+	}
+}
+
+func TestValidateQuietAndJSONL(t *testing.T) {
+	in := "http://a b\nhttp://ok\n"
+	if code, out, stderr := cli(t, in, "validate", "-q"); code != 1 || out != "" || stderr != "" {
+		t.Errorf("validate -q: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, _ := cli(t, in, "validate", "--errors", "jsonl")
+	if m := decode(t, strings.TrimSpace(out)); code != 1 || m["line"] != float64(1) || m["offset"] != float64(8) || m["input"] != "http://a b" {
+		t.Errorf("validate --errors jsonl: exit %d, %q", code, out)
+	}
+}
+
+func TestAllowInvalid(t *testing.T) {
+	in := "http://a b\nhttp://ok\n"
+	for _, args := range [][]string{{"validate"}, {"split"}, {"normalize", "--repair"}, {"dedup", "--no-progress"}, {"resolve", "--base", "http://b/"}} {
+		if code, _, _ := cli(t, in, args...); code != 1 {
+			t.Errorf("%v: exit %d, want 1", args, code)
+		}
+		code, _, stderr := cli(t, in, append(args, "--allow-invalid")...)
+		if code != 0 || !strings.Contains(stderr, "1") && args[0] != "validate" {
+			t.Errorf("%v --allow-invalid: exit %d (stderr %q), want 0 and the report", args, code, stderr)
+		}
+	}
+	if code, _, stderr := cli(t, in, "split", "--allow-invalid", "--max-errors", "1"); code != 2 || !strings.Contains(stderr, "contradict") {
+		t.Errorf("--allow-invalid --max-errors: exit %d, %q", code, stderr)
+	}
+}

@@ -9,9 +9,12 @@ import (
 	"os"
 	"sync"
 
+	"compress/bzip2"
+
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 	"github.com/uriscan/uriscan"
 )
 
@@ -33,15 +36,17 @@ type input struct {
 // Magic numbers of the compressed formats inputs may be in (RFC 1952
 // §2.3.1, RFC 8878 §3.1.1).
 var (
-	gzipMagic = []byte{0x1f, 0x8b}
-	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	gzipMagic  = []byte{0x1f, 0x8b}
+	zstdMagic  = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	bzip2Magic = []byte("BZh")               // then the block size, '1' to '9'
+	xzMagic    = []byte{0xfd, '7', 'z', 'X'} // the first four of 0xFD "7zXZ" 0x00
 	// The byte-order mark LineScanner.SkipBOM skips; the commands skip it
 	// here, before any reader (lines, text, mapped chunks) sees the input,
 	// and say so once.
 	utf8BOM = []byte(uriscan.UTF8BOM)
 )
 
-// open opens one input; "-" is standard input. gzip and zstd are told by
+// open opens one input; "-" is standard input. gzip, zstd, bzip2 and xz are told by
 // their magic numbers and decompressed, whatever the name; a UTF-8
 // byte-order mark at the start (of the decompressed bytes) is skipped and
 // said on standard error. With e.verifyInput a compressed input is
@@ -101,6 +106,10 @@ func (e *env) openWith(file string, mu *sync.Mutex) (in input, err error) {
 		kind = "gzip"
 	case bytes.HasPrefix(head, zstdMagic):
 		kind = "zstd"
+	case bytes.HasPrefix(head, bzip2Magic) && len(head) == 4 && '1' <= head[3] && head[3] <= '9':
+		kind = "bzip2"
+	case bytes.HasPrefix(head, xzMagic):
+		kind = "xz"
 	}
 	if kind != "" && e.verifyInput {
 		if r, err = verify(&in, kind, r, mu); err != nil {
@@ -184,7 +193,7 @@ func (in *input) skip(through io.Reader, n int64) error {
 	return nil
 }
 
-// decompressor is a gzip or zstd decompressor reading r.
+// decompressor is a gzip, zstd, bzip2 or xz decompressor reading r.
 type decompressor struct {
 	io.Reader
 	kind  string
@@ -196,18 +205,35 @@ func (d decompressor) Close() { d.close() }
 // openError words an error starting to decompress (a broken header) as
 // before: "gunzip NAME: REASON", "unzstd NAME: REASON".
 func (d decompressor) openError(name string, err error) error {
-	op := "gunzip"
-	if d.kind == "zstd" {
-		op = "unzstd"
-	}
+	op := map[string]string{"gzip": "gunzip", "zstd": "unzstd", "bzip2": "bunzip2", "xz": "unxz"}[d.kind]
 	return &os.PathError{Op: op, Path: name, Err: err}
 }
+
+// xzDictCap is the largest xz dictionary taken: xz -9's.
+const xzDictCap = 64 << 20
 
 // newDecompressor returns kind's decompressor of r ("gzip": every member,
 // each one's CRC-32 and size checked at its end; "zstd": every frame, each
 // one's checksum checked when it has one), in bounded memory.
 func newDecompressor(kind string, r io.Reader) (decompressor, error) {
 	d := decompressor{kind: kind, close: func() {}}
+	switch kind {
+	case "bzip2":
+		// Each block's CRC and the stream's are checked as they end;
+		// memory is the format's (at most 900 kB blocks).
+		d.Reader = bzip2.NewReader(r)
+		return d, nil
+	case "xz":
+		// Each block's check (CRC-32, CRC-64 or SHA-256) is checked as
+		// it ends. The dictionary is capped at 64 MiB, xz -9's: a
+		// stream that needs more is an error, not unbounded memory.
+		zr, err := xz.ReaderConfig{DictCap: xzDictCap}.NewReader(r)
+		if err != nil {
+			return d, err
+		}
+		d.Reader = zr
+		return d, nil
+	}
 	if kind == "gzip" {
 		zr, err := gzip.NewReader(r)
 		if err != nil {
@@ -228,7 +254,7 @@ func newDecompressor(kind string, r io.Reader) (decompressor, error) {
 // its lines was taken.
 type verifyError struct {
 	Name string // the input, for messages
-	Kind string // gzip or zstd
+	Kind string // gzip, zstd, bzip2 or xz
 	N    int64  // decompressed bytes read before the error
 	Err  error  // the decompressor's (or the read's) error
 }

@@ -105,7 +105,11 @@ domain) and "subdomain", all null for a host with no registrable domain
 		synopsis: "[FILE...]",
 		summary:  "print the invalid lines with line number, offset and reason",
 		doc: `Prints nothing for a valid line; for an invalid one prints
-FILE:LINE: offset N: REASON: "INPUT" on standard output.`,
+FILE:LINE: offset N: REASON: "INPUT" on standard output (these reports are
+validate's output, where the other commands write theirs on standard
+error). --quiet prints nothing: the exit status says whether every line is
+valid, as grep -q. --errors jsonl prints one JSON record per invalid line,
+the other commands' report records.`,
 		example: `uriscan validate urls.txt.gz`,
 		setup:   setupValidate,
 	},
@@ -121,14 +125,17 @@ line, and its position and reason go to standard error.`,
 	},
 	{
 		name:     "normalize",
-		synopsis: "[--level syntax|scheme|crawler] [--repair] [--format text|jsonl | --get TEMPLATE] [--key-file F] [FILE...]",
+		synopsis: "[--level syntax|scheme|crawler|shape|safebrowsing|w3lib] [--repair] [--format text|jsonl | --get TEMPLATE] [--key-file F] [FILE...]",
 		summary:  "write each line's RFC 3986 §6 normal form",
 		doc: `Writes each line's normal form, one output line per input line: syntax
 level (§6.2.2: case, percent-encodings, dot segments), scheme level (also
 §6.2.3: default and empty ports, empty http(s) path), or crawler level (also
 heuristics that are not RFC equivalences: drop fragment, strip session and
 tracking parameters, sort the query, drop an empty query, collapse slashes,
-strip www., drop index pages). --repair percent-encodes what the strict
+strip www., drop index pages), or shape level (crawler, then ids in the
+path written :int, :uuid, :date or :hex and the query reduced to its sorted
+keys, so that "similar" URLs are one: dedup --level shape keeps one of
+each). --repair percent-encodes what the strict
 grammar rejects in an invalid line, as browsers do, and reports it on
 standard error; the line still counts as invalid. With --format jsonl each
 line is {"line":N,"input":...,"normalized":...,"hash":HEX}, the hash being the
@@ -314,6 +321,9 @@ func (e *env) dispatch(args []string) int {
 			if e.rep.max = fs.Lookup("max-errors").Value.(flag.Getter).Get().(int64); e.rep.max < 0 {
 				return e.usageError(c.name+": --max-errors must be 0 (no limit) or more", c)
 			}
+			if e.allowInvalid = fs.Lookup("allow-invalid").Value.(flag.Getter).Get().(bool); e.allowInvalid && e.rep.max > 0 {
+				return e.usageError(c.name+": --allow-invalid and --max-errors contradict each other (one ignores invalid lines for the exit status, the other stops on them)", c)
+			}
 		}
 		if f := fs.Lookup("grammar"); f != nil {
 			g, ok := uriscan.ParseGrammar(f.Value.String())
@@ -415,7 +425,7 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 	}
 	switch c.name {
 	case "validate", "split", "normalize", "resolve", "extract": // dedup: its own, on by default
-		fs.Bool("verify-input", false, "read each gzip or zstd input to its end first (every member's CRC-32 and length, every frame's checksum) and take none of its lines if it is corrupt or cut short (exit 2); a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. Without it the lines before the damage are written, then the error")
+		fs.Bool("verify-input", false, "read each gzip, zstd, bzip2 or xz input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2); a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. Without it the lines before the damage are written, then the error")
 	}
 	return fs, c.setup(fs)
 }
@@ -510,8 +520,8 @@ func mainUsage(w *bufio.Writer) {
 	w.WriteString(`Usage: uriscan COMMAND [FLAGS] [FILE...]
 
 uriscan reads URI references (RFC 3986), one per line, from each FILE in
-turn: "-" or no FILE at all is standard input; gzip and zstd input, told
-by its magic number whatever its name, is decompressed, and a UTF-8
+turn: "-" or no FILE at all is standard input; gzip, zstd, bzip2 and xz
+input, told by its magic number whatever its name, is decompressed, and a UTF-8
 byte-order mark at its start is skipped (and said). Lines end in "\n" or
 "\r\n". A line longer than --max-line (1 MiB by default) is invalid,
 reported with its length and read past without being held in memory; a
@@ -521,8 +531,10 @@ The line commands and extract run on --workers goroutines (default: the
 number of CPUs) with their output in input order, the same whatever the
 number; a plain file is mapped, not read. On a terminal a progress bar is
 drawn on standard error (--no-progress). Invalid lines are reported on
-standard error: --quiet says nothing, --errors jsonl writes JSON records,
---max-errors N stops after the N-th.
+standard error (validate's are its output): --quiet says nothing, --errors
+jsonl writes JSON records, --max-errors N stops after the N-th. Exit status:
+0 when every line was valid, 1 when some line was invalid (0 with
+--allow-invalid), 2 for a usage or I/O error.
 
 uriscan links no persistent store, so that it starts about as fast as any
 Go program: dedup with a disk or Redis store, and cpu, run in
@@ -547,7 +559,7 @@ usage or I/O error, 130 / 143 when stopped by SIGINT / SIGTERM.
 }
 
 func commandUsage(w *bufio.Writer, c *command) {
-	fmt.Fprintf(w, "Usage: uriscan %s %s\n\n%s\n\nFILEs: \"-\" or none is standard input; gzip and zstd are decompressed (told by their magic numbers); a UTF-8 byte-order mark is skipped.\n\nFlags:\n", c.name, c.synopsis, c.doc)
+	fmt.Fprintf(w, "Usage: uriscan %s %s\n\n%s\n\nFILEs: \"-\" or none is standard input; gzip, zstd, bzip2 and xz are decompressed (told by their magic numbers); a UTF-8 byte-order mark is skipped.\n\nFlags:\n", c.name, c.synopsis, c.doc)
 	fs, _ := newFlagSet(c)
 	fs.VisitAll(func(f *flag.Flag) {
 		arg, usage := flag.UnquoteUsage(f)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/domain"
 	"github.com/uriscan/uriscan/normalize"
 )
 
@@ -46,7 +47,10 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 					return e.usageError("normalize: --format surt does its own canonicalization (surt's): --"+f+" does not apply", e.cmd)
 				}
 			}
-			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW, PublicSuffix: *surtPS}
+			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
+			if *surtPS {
+				opts.PublicSuffix = domain.Registrable
+			}
 			return e.eachLine(files, *workers, func() lineFn {
 				var buf, red []byte
 				// The key is of the line as shown, its password redacted:

@@ -38,7 +38,7 @@ var heuristicFlags = []struct {
 
 func addNormFlags(fs *flag.FlagSet) *normFlags {
 	f := &normFlags{
-		level:    fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2), scheme (§6.2.2 and §6.2.3), crawler (scheme and every non-RFC heuristic below; with heuristic flags, only those), safebrowsing (Google Safe Browsing's canonicalization) or w3lib (Python w3lib's canonicalize_url, as Scrapy fingerprints requests); the last two read any line as their owner does"),
+		level:    fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2), scheme (§6.2.2 and §6.2.3), crawler (scheme and every non-RFC heuristic below; with heuristic flags, only those), shape (crawler, then ids in the path as :int, :uuid, :date, :hex and the query as its sorted keys: \"similar\" URLs are one, as uro and urldedupe -s see them), safebrowsing (Google Safe Browsing's canonicalization) or w3lib (Python w3lib's canonicalize_url, as Scrapy fingerprints requests); the last two read any line as their owner does"),
 		keepDots: fs.Bool("keep-encoded-dots", false, "keep a path segment written %2E or %2E%2E encoded instead of removing it as a dot segment (RFC 3986 §6.2.2's order), so that normal forms resolve references as the original does"),
 		keepRoot: fs.Bool("keep-rootless-dots", false, "keep the dot segments of a rootless path (\"foo:a/../b\" stays, instead of RFC 3986 §6.2.2.3's \"foo:/b\"), the normal form before issue 23, so that references with an empty path resolve against normal forms exactly as against the original; a relative reference's rootless path keeps them either way"),
 		ipv6:     fs.Bool("ipv6-rfc5952", false, "write IPv6 hosts in RFC 5952's text form (compressed, lower case), as net/netip does: another equivalence than RFC 3986's"),
@@ -56,7 +56,7 @@ func addNormFlags(fs *flag.FlagSet) *normFlags {
 func (f *normFlags) config(fs *flag.FlagSet, cmd string) (normalize.Level, normalize.Normalizer, string) {
 	lv, ok := normalize.ParseLevel(*f.level)
 	if !ok {
-		return 0, normalize.Normalizer{}, cmd + ": --level must be syntax, scheme, crawler, safebrowsing or w3lib, not " + strconv.Quote(*f.level)
+		return 0, normalize.Normalizer{}, cmd + ": --level must be syntax, scheme, crawler, shape, safebrowsing or w3lib, not " + strconv.Quote(*f.level)
 	}
 	if lv.Raw() {
 		for _, name := range []string{"keep-encoded-dots", "keep-rootless-dots", "ipv6-rfc5952", "strip-param"} {
@@ -81,10 +81,12 @@ func (f *normFlags) config(fs *flag.FlagSet, cmd string) (normalize.Level, norma
 		n.StripParams = f.stripParams
 	}
 	if n.Heuristics != 0 {
-		if isFlagSet(fs, "level") && lv != normalize.Crawler {
-			return 0, n, cmd + ": the heuristic flags apply at --level crawler (on top of scheme), not " + *f.level
+		if isFlagSet(fs, "level") && lv != normalize.Crawler && lv != normalize.Shape {
+			return 0, n, cmd + ": the heuristic flags apply at --level crawler or shape (on top of scheme), not " + *f.level
 		}
-		lv = normalize.Crawler
+		if lv != normalize.Shape {
+			lv = normalize.Crawler
+		}
 	}
 	return lv, n, ""
 }

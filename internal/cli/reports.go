@@ -27,6 +27,7 @@ func addReportFlags(fs *flag.FlagSet) (quiet *bool, format *string, maxErrors *i
 	fs.BoolVar(quiet, "q", false, "short for --quiet")
 	format = fs.String("errors", "text", "how invalid lines are reported on standard error: `text` (FILE:LINE: offset N: REASON) or jsonl ({\"file\",\"line\",\"offset\",\"reason\",\"input\"})")
 	fs.Bool("no-progress", false, "draw no progress bar (one is drawn on standard error when it is a terminal)")
+	fs.Bool("allow-invalid", false, "invalid lines are still reported, but do not make the exit status 1 (for pipelines under set -o pipefail where invalid lines are expected); not with --max-errors")
 	maxErrors = fs.Int64("max-errors", 0, "stop after `N` invalid lines, with exit status 1 (0: never); the output stops right after the N-th")
 	return
 }

@@ -31,6 +31,14 @@ func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
 					}
 					return
 				}
+				if k.rep.quiet || k.rep.jsonl {
+					// validate's reports are its output: --quiet leaves
+					// only the exit status, --errors jsonl writes the
+					// JSON records the other commands write on standard
+					// error.
+					k.out = k.rep.appendReport(k.out, name, s)
+					return
+				}
 				b := k.out
 				b = append(b, name...)
 				b = append(b, ':')
