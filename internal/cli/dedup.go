@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/uriscan/uriscan"
@@ -96,7 +97,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 				return exitUsage
 			}
 		}
-		d := &deduper{e: e, h: h}
+		d := &deduper{e: e, h: h, start: time.Now()}
 		d.summaryFile = *summary
 		d.kt = keyer{redacts: e.rep.redacts(), repair: *repair, raw: lv.Raw()}
 		if d.kt.raw && (*repair || *extract) {
@@ -252,10 +253,11 @@ type dedupSummary struct {
 // deduper feeds a dedup run's frontier.Log with the records its keyers
 // make of the lines (see feed).
 type deduper struct {
-	e   *env
-	set seen.Set
-	log *frontier.Log
-	h   *normalize.Hasher
+	e     *env
+	start time.Time // for the summary's time and rate
+	set   seen.Set
+	log   *frontier.Log
+	h     *normalize.Hasher
 	// kt is the keyer each goroutine that keys lines copies (newKeyer).
 	kt keyer
 	// summaryFile is --summary.
@@ -816,6 +818,11 @@ func (d *deduper) finish() {
 		b = append(b, d.ckptName...)
 		b = append(b, ')')
 	}
+	if e.tty != nil && isTerminal(e.tty) {
+		// On a terminal, the time and the rate; not in a log or a
+		// pipe, where stderr stays the same from run to run.
+		b = appendElapsed(b, time.Since(d.start), c.Lines)
+	}
 	b = append(b, '\n')
 	sum := dedupSummary{Command: "dedup", Lines: c.Lines, Blank: blank, Invalid: invalid, Repaired: repaired, Unique: c.Unique, Duplicates: c.Duplicates(), Resumed: d.log.Resumed()}
 	if d.kt.x != nil {
@@ -863,4 +870,20 @@ func openStore(spec, prefix string, params seen.Params, so StoreOptions) (seen.S
 		return linked.OpenRedis(spec, prefix, params, so)
 	}
 	return nil, errors.New("--store " + redisurl.Redact(spec) + ": want memory, disk:DIR, pebble:DIR, or a redis://, rediss:// or redis+cluster:// URL")
+}
+
+// appendElapsed appends the summary's "; 1.2s, 2.5 M lines/s" for lines
+// taken in d.
+func appendElapsed(b []byte, d time.Duration, lines int64) []byte {
+	b = append(b, "; "...)
+	b = append(b, d.Round(time.Millisecond).String()...)
+	if s := d.Seconds(); s > 0 && lines > 0 {
+		b = append(b, ", "...)
+		b = appendSI(b, float64(lines)/s)
+		if b[len(b)-1] != ' ' {
+			b = append(b, ' ')
+		}
+		b = append(b, "lines/s"...)
+	}
+	return b
 }

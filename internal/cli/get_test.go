@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestGet(t *testing.T) {
@@ -145,5 +146,76 @@ func TestAllowInvalid(t *testing.T) {
 	}
 	if code, _, stderr := cli(t, in, "split", "--allow-invalid", "--max-errors", "1"); code != 2 || !strings.Contains(stderr, "contradict") {
 		t.Errorf("--allow-invalid --max-errors: exit %d, %q", code, stderr)
+	}
+}
+
+func TestHelpFlagLines(t *testing.T) {
+	_, out, _ := cli(t, "", "help", "split")
+	for _, want := range []string{"\n  -q, --quiet\n", "\n  -u, --uri URI\n", "\n  --format FORMAT\n", "\n  --max-line BYTES\n", "\n  --get TEMPLATE\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help split lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"\n  --q\n", "\n  --u ", "short for --"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("help split has %q", bad)
+		}
+	}
+	if _, out, _ := cli(t, "", "help", "normalize"); !strings.Contains(out, "\n  --level LEVEL\n") || !strings.Contains(out, "(default scheme)") {
+		t.Errorf("help normalize: --level LEVEL with its default, got\n%s", out)
+	}
+}
+
+func TestCombinedShortFlags(t *testing.T) {
+	code, out, stderr := cli(t, "", "split", "-qu", "http://a b")
+	if code != 1 || !strings.Contains(out, `"valid":false`) || stderr != "" {
+		t.Errorf("split -qu URI: exit %d, %q, %q", code, out, stderr)
+	}
+	// In -uq the value-taking -u comes first: the group is not split, and
+	// the flag package refuses it.
+	if code, _, stderr := cli(t, "", "split", "-uq", "http://a"); code != 2 || !strings.Contains(stderr, "uq") {
+		t.Errorf("split -uq: exit %d, %q", code, stderr)
+	}
+}
+
+// dropElapsed removes the time and rate from dedup's summary line in s
+// ("...duplicates 1; 3ms, 942 lines/s" ends "...duplicates 1").
+func dropElapsed(s string) string {
+	i := strings.LastIndex(s, "uriscan: dedup: lines ")
+	if i < 0 {
+		return s
+	}
+	j := strings.Index(s[i:], "; ")
+	if j < 0 {
+		return s
+	}
+	k := strings.IndexByte(s[i+j:], '\n')
+	if k < 0 {
+		return s[:i+j]
+	}
+	return s[:i+j] + s[i+j+k:]
+}
+
+func TestDedupSummaryElapsed(t *testing.T) {
+	// Not a terminal: no time (stderr is the same from run to run).
+	_, _, errs := cli(t, "http://a/\nhttp://a/\n", "dedup")
+	if errs != "uriscan: dedup: lines 2, blank 0, invalid 0, unique 1, duplicates 1\n" {
+		t.Errorf("summary %q", errs)
+	}
+	for _, c := range []struct {
+		d     time.Duration
+		lines int64
+		want  string
+	}{
+		{1500 * time.Millisecond, 3_000_000, "; 1.5s, 2.0 M lines/s"},
+		{2 * time.Millisecond, 3, "; 2ms, 1.5 k lines/s"},
+		{0, 0, "; 0s"},
+	} {
+		if got := string(appendElapsed(nil, c.d, c.lines)); got != c.want {
+			t.Errorf("appendElapsed(%v, %d) = %q, want %q", c.d, c.lines, got, c.want)
+		}
+		if got := dropElapsed("uriscan: dedup: lines 2, unique 1" + string(appendElapsed(nil, c.d, c.lines)) + "\n"); got != "uriscan: dedup: lines 2, unique 1\n" {
+			t.Errorf("dropElapsed: %q", got)
+		}
 	}
 }

@@ -193,7 +193,7 @@ func TestDedupExtract(t *testing.T) {
 	if code != 1 || out != want || out != "http://A.example/x\nhttp://b/\nhttps://c/\n" {
 		t.Errorf("exit %d, stdout %q, want %q", code, out, want)
 	}
-	if got := lastLine(errs); got != "uriscan: dedup: lines 5, blank 1, invalid 1, uris 5, unique 3, duplicates 2" {
+	if got := dropElapsed(lastLine(errs)); got != "uriscan: dedup: lines 5, blank 1, invalid 1, uris 5, unique 3, duplicates 2" {
 		t.Errorf("summary %q (stderr %q)", got, errs)
 	}
 	dir := t.TempDir()

@@ -499,6 +499,7 @@ func versionLine() string {
 // the file names ("resolve urls.txt --base X"). A "--" ends the flags:
 // everything after it is a file name.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	args = splitShortFlags(fs, args)
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -514,6 +515,44 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		files = append(files, rest[0])
 		args = rest[1:]
 	}
+}
+
+// splitShortFlags writes combined one-letter flags apart, as getopt
+// reads them: "-qu URI" is "-q -u URI". Only a group of one-letter flags
+// all defined, every one but the last a boolean, is split; anything else
+// is left to the flag package (and its error). Arguments after "--" are
+// files.
+func splitShortFlags(fs *flag.FlagSet, args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) < 3 || a[0] != '-' || a[1] == '-' || strings.ContainsRune(a, '=') {
+			out = append(out, a)
+			continue
+		}
+		group := a[1:]
+		ok := true
+		for j := 0; j < len(group) && ok; j++ {
+			f := fs.Lookup(group[j : j+1])
+			if f == nil {
+				ok = false
+				break
+			}
+			if b, isBool := f.Value.(interface{ IsBoolFlag() bool }); j < len(group)-1 && (!isBool || !b.IsBoolFlag()) {
+				ok = false
+			}
+		}
+		if !ok {
+			out = append(out, a)
+			continue
+		}
+		for j := 0; j < len(group); j++ {
+			out = append(out, "-"+group[j:j+1])
+		}
+	}
+	return out
 }
 
 func mainUsage(w *bufio.Writer) {
@@ -558,18 +597,55 @@ usage or I/O error, 130 / 143 when stopped by SIGINT / SIGTERM.
 `)
 }
 
+// flagSynopsis is a flag's name line in help: "-q, --quiet", "--key-file
+// FILE", "--level LEVEL". The placeholder is the usage's quoted word in
+// capitals, or, where that word is the first of the values the flag takes
+// ("`syntax` (RFC 3986 ...), scheme ..."), the flag's name in capitals
+// (its values are then listed in the usage).
+func flagSynopsis(f *flag.Flag, short string) string {
+	arg, _ := flag.UnquoteUsage(f)
+	if arg != "" {
+		if i := strings.Index(f.Usage, "`"+arg+"`"); i >= 0 && arg == strings.ToLower(arg) && (i == 0 || strings.HasSuffix(f.Usage[:i], ": ")) {
+			after := f.Usage[i+len(arg)+2:]
+			if strings.HasPrefix(after, " (") || strings.HasPrefix(after, ",") || strings.HasPrefix(after, " or ") {
+				arg = map[string]string{"errors": "FORMAT", "log": "FORMAT"}[f.Name]
+				if arg == "" {
+					arg = f.Name
+				}
+			}
+		}
+		arg = " " + strings.ToUpper(arg)
+	}
+	if short != "" {
+		return "-" + short + ", --" + f.Name + arg
+	}
+	return "--" + f.Name + arg
+}
+
+// flagUsage is a flag's usage in help, with its default.
+func flagUsage(f *flag.Flag) string {
+	_, usage := flag.UnquoteUsage(f)
+	if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "[]" && !strings.Contains(usage, "(default") {
+		usage += " (default " + d + ")"
+	}
+	return usage
+}
+
 func commandUsage(w *bufio.Writer, c *command) {
 	fmt.Fprintf(w, "Usage: uriscan %s %s\n\n%s\n\nFILEs: \"-\" or none is standard input; gzip, zstd, bzip2 and xz are decompressed (told by their magic numbers); a UTF-8 byte-order mark is skipped.\n\nFlags:\n", c.name, c.synopsis, c.doc)
 	fs, _ := newFlagSet(c)
+	// A one-letter flag "short for --NAME" is shown on NAME's line.
+	short := map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) {
-		arg, usage := flag.UnquoteUsage(f)
-		if arg != "" {
-			arg = " " + arg
+		if long, ok := strings.CutPrefix(f.Usage, "short for --"); ok && len(f.Name) == 1 {
+			short[long] = f.Name
 		}
-		if d := f.DefValue; d != "" && d != "false" && d != "0" && !strings.Contains(usage, "(default") {
-			usage += " (default " + d + ")"
+	})
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := short[strings.TrimPrefix(f.Usage, "short for --")]; ok && len(f.Name) == 1 {
+			return
 		}
-		fmt.Fprintf(w, "  --%s%s\n    \t%s\n", f.Name, arg, usage)
+		fmt.Fprintf(w, "  %s\n    \t%s\n", flagSynopsis(f, short[f.Name]), flagUsage(f))
 	})
 	fmt.Fprintf(w, "  -h, --help\n    \tshow this help\n\nExample:\n  %s\n\nExit status: 0 if every line is valid, 1 if some line is invalid, 2 on a\nusage or I/O error, 130 / 143 when stopped by SIGINT / SIGTERM.\n", c.example)
 }

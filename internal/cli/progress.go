@@ -44,9 +44,17 @@ func (e *env) startProgress(what string, files []string, tty *os.File) *progress
 	if tty == nil || !isTerminal(tty) {
 		return nil
 	}
+	// Standard input typed on the terminal: the bar would draw over what
+	// is typed.
+	if f, ok := e.stdin.(*os.File); ok && isTerminal(f) && readsStdin(files) {
+		return nil
+	}
 	total := inputSize(files)
 	p := &progress{what: what, stop: make(chan struct{}), done: make(chan struct{})}
 	p.bar = bar{w: tty, total: total, start: time.Now()}
+	if what == "extract" {
+		p.bar.unit = "lines"
+	}
 	if w, _, err := term.GetSize(int(tty.Fd())); err == nil {
 		p.bar.cols = w
 	}
@@ -55,6 +63,20 @@ func (e *env) startProgress(what string, files []string, tty *os.File) *progress
 	e.rawErr = pw
 	go p.run()
 	return p
+}
+
+// readsStdin reports whether the files (none: standard input) include
+// standard input.
+func readsStdin(files []string) bool {
+	if len(files) == 0 {
+		return true
+	}
+	for _, f := range files {
+		if f == "-" {
+			return true
+		}
+	}
+	return false
 }
 
 // inputSize is the bytes the files hold when all are plain regular
@@ -100,7 +122,8 @@ func (p *progress) run() {
 func (p *progress) draw() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.bar.draw(p.what+" "+strconv.FormatInt(p.lines.Load(), 10)+" lines, "+strconv.FormatFloat(float64(p.bytes.Load())/1e6, 'f', 1, 64)+" MB", p.bytes.Load(), time.Now())
+	lines := p.lines.Load()
+	p.bar.draw(p.what+" "+strconv.FormatInt(lines, 10)+" lines, "+strconv.FormatFloat(float64(p.bytes.Load())/1e6, 'f', 1, 64)+" MB", p.bytes.Load(), lines, time.Now())
 	p.drawn = true
 }
 
@@ -157,10 +180,14 @@ type bar struct {
 	total int64 // the input's bytes, or -1
 	cols  int   // the terminal's width, or 0
 	start time.Time
-	// hist are the last draws' times and byte counts, for the rate.
+	// unit is what a line is, for its rate: "URLs" (the default) or
+	// "lines" (extract's lines are text).
+	unit string
+	// hist are the last draws' times and byte and line counts, for the
+	// rates.
 	hist [10]struct {
-		at time.Time
-		n  int64
+		at       time.Time
+		n, lines int64
 	}
 	nhist int
 	line  []byte
@@ -170,18 +197,19 @@ type bar struct {
 const barWidth = 30
 
 // draw writes the line for desc and n bytes read at now.
-func (b *bar) draw(desc string, n int64, now time.Time) {
+func (b *bar) draw(desc string, n, lines int64, now time.Time) {
 	oldest := b.start
-	var n0 int64
+	var n0, l0 int64
 	if b.nhist >= len(b.hist) {
 		h := b.hist[b.nhist%len(b.hist)]
-		oldest, n0 = h.at, h.n
+		oldest, n0, l0 = h.at, h.n, h.lines
 	}
-	b.hist[b.nhist%len(b.hist)].at, b.hist[b.nhist%len(b.hist)].n = now, n
+	h := &b.hist[b.nhist%len(b.hist)]
+	h.at, h.n, h.lines = now, n, lines
 	b.nhist++
-	rate := 0.0
+	rate, lrate := 0.0, 0.0
 	if d := now.Sub(oldest).Seconds(); d > 0 {
-		rate = float64(n-n0) / d
+		rate, lrate = float64(n-n0)/d, float64(lines-l0)/d
 	}
 	l := append(b.line[:0], '\r')
 	l = append(l, desc...)
@@ -201,6 +229,16 @@ func (b *bar) draw(desc string, n int64, now time.Time) {
 		l = append(l, '|')
 	}
 	l = append(l, " ("...)
+	l = appendSI(l, lrate)
+	if l[len(l)-1] != ' ' {
+		l = append(l, ' ')
+	}
+	unit := b.unit
+	if unit == "" {
+		unit = "URLs"
+	}
+	l = append(l, unit...)
+	l = append(l, "/s, "...)
 	l = appendSI(l, rate)
 	l = append(l, "B/s) ["...)
 	l = append(l, now.Sub(b.start).Round(time.Second).String()...)

@@ -92,32 +92,44 @@ func TestBarLine(t *testing.T) {
 	var w strings.Builder
 	t0 := time.Unix(1000, 0)
 	b := bar{w: &w, total: 100e6, start: t0}
-	b.draw("validate 10 lines, 40.0 MB", 40e6, t0.Add(2*time.Second))
-	if want := "\rvalidate 10 lines, 40.0 MB  40% |############                  | (20.0 MB/s) [2s:3s]\x1b[K"; w.String() != want {
+	b.draw("validate 10 lines, 40.0 MB", 40e6, 10, t0.Add(2*time.Second))
+	if want := "\rvalidate 10 lines, 40.0 MB  40% |############                  | (5 URLs/s, 20.0 MB/s) [2s:3s]\x1b[K"; w.String() != want {
 		t.Errorf("known size:\n%q, want\n%q", w.String(), want)
 	}
 	for i := range 12 { // the rate is over the last ten draws: 1 MB/s now
 		w.Reset()
-		b.draw("d", 40e6+int64(i+1)*1e6, t0.Add(time.Duration(3+i)*time.Second))
+		b.draw("d", 40e6+int64(i+1)*1e6, 10+int64(i+1)*25000, t0.Add(time.Duration(3+i)*time.Second))
 	}
-	if !strings.Contains(w.String(), " (1.0 MB/s) [14s:48s]") {
+	if !strings.Contains(w.String(), " (25.0 k URLs/s, 1.0 MB/s) [14s:48s]") {
 		t.Errorf("rate over the last draws: %q", w.String())
 	}
 	w.Reset()
 	b = bar{w: &w, total: -1, start: t0, cols: 20}
-	b.draw("extract 5 lines, 0.0 MB", 500, t0.Add(time.Second))
+	b.draw("extract 5 lines, 0.0 MB", 500, 5, t0.Add(time.Second))
 	if want := "\rextract 5 lines, 0." + "\x1b[K"; w.String() != want {
 		t.Errorf("cut to 20 columns: %q, want %q", w.String(), want)
 	}
 	w.Reset()
 	b.cols = 0
-	b.draw("x", 500, t0.Add(time.Second))
-	if want := "\rx (500 B/s) [1s]\x1b[K"; w.String() != want {
+	b.unit = "lines"
+	b.draw("x", 500, 5, t0.Add(time.Second))
+	if want := "\rx (5 lines/s, 500 B/s) [1s]\x1b[K"; w.String() != want {
 		t.Errorf("unknown size: %q, want %q", w.String(), want)
 	}
 	w.Reset()
 	b.clear()
 	if w.String() != "\r\x1b[K" {
 		t.Errorf("clear: %q", w.String())
+	}
+}
+
+func TestReadsStdin(t *testing.T) {
+	for _, c := range []struct {
+		files []string
+		want  bool
+	}{{nil, true}, {[]string{"a"}, false}, {[]string{"a", "-"}, true}} {
+		if got := readsStdin(c.files); got != c.want {
+			t.Errorf("readsStdin(%q) = %v", c.files, got)
+		}
 	}
 }
