@@ -22,6 +22,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	columns := fs.String("columns", "", "with --log columns, the `list` of columns to search, numbered from 1 as cut -f takes it (\"3\", \"2,7\", \"4-6\", \"5-\"); each match's field is \"$N\"")
 	delimiter := fs.String("delimiter", "", "with --log columns, the `byte` that ends a column (\"\\t\" or none: a tab); two in a row make an empty column")
 	var jsonFields stringsFlag
+	hostField := fs.String("host-field", "", "with --log jsonl and --base, the dotted `path` of the field that holds each line's host (\"request.host\"): an origin-form request target (\"/a?b=1\") is resolved against --base with that host")
 	fs.Var(&jsonFields, "field", "with --log jsonl, the dotted `path` of a string field to search (\"message\", \"http.request.url\"); repeatable")
 	summary := fs.String("summary", "", "write a summary (inputs, bytes, URIs, rejections, invalid log lines) to `FILE` as one JSON object; with --errors jsonl it is also the last line on standard error")
 	base := fs.String("base", "", "with --log combined, the absolute `URI` origin-form request targets (\"/a?b\") are resolved against; without it they are written as they are")
@@ -51,12 +52,12 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		var lm *logMode
 		if *logFormat != "" {
-			lm = &logMode{kind: *logFormat, paths: jsonFields, columns: *columns, delimiter: *delimiter, format: *format, x: x, get: tmpl}
+			lm = &logMode{kind: *logFormat, paths: jsonFields, columns: *columns, delimiter: *delimiter, format: *format, x: x, get: tmpl, hostPath: *hostField}
 			if code, ok := lm.check(e, *base); !ok {
 				return code
 			}
-		} else if len(jsonFields) > 0 || *base != "" || *columns != "" || *delimiter != "" {
-			return e.usageError("extract: --field, --base, --columns and --delimiter go with --log", e.cmd)
+		} else if len(jsonFields) > 0 || *base != "" || *columns != "" || *delimiter != "" || *hostField != "" {
+			return e.usageError("extract: --field, --base, --host-field, --columns and --delimiter go with --log", e.cmd)
 		}
 		defer func() {
 			if *summary == "" && !e.rep.jsonl {

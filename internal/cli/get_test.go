@@ -219,3 +219,34 @@ func TestDedupSummaryElapsed(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractJSONLRequestTarget: a Caddy-style line whose request.uri is
+// an origin-form target, with its host in request.host.
+func TestExtractJSONLRequestTarget(t *testing.T) {
+	in := `{"request":{"uri":"/a?b=1","host":"example.com"},"msg":"see http://x.example/y"}` + "\n" +
+		`{"request":{"uri":"/c","host":"bad host"}}` + "\n" +
+		`{"request":{"uri":"//evil.example/p"}}` + "\n"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--field", "request.uri", "--field", "msg"}, "/a?b=1\nhttp://x.example/y\n/c\n"},
+		{[]string{"--field", "request.uri", "--base", "https://f.example"}, "https://f.example/a?b=1\nhttps://f.example/c\n"},
+		{[]string{"--field", "request.uri", "--base", "https://f.example", "--host-field", "request.host"}, "https://example.com/a?b=1\nhttps://f.example/c\n"},
+		{[]string{"--field", "request.uri", "--base", "https://f.example", "--get", "{host}{path}"}, "f.example/a\nf.example/c\n"},
+	} {
+		code, out, stderr := cli(t, in, append([]string{"extract", "--log", "jsonl"}, c.args...)...)
+		if code != 0 || out != c.want {
+			t.Errorf("%v: exit %d, %q (stderr %q), want %q", c.args, code, out, stderr, c.want)
+		}
+	}
+	for _, args := range [][]string{
+		{"extract", "--log", "jsonl", "--field", "a", "--host-field", "h"},
+		{"extract", "--log", "combined", "--base", "https://b/", "--host-field", "h"},
+		{"extract", "--host-field", "h"},
+	} {
+		if code, _, stderr := cli(t, "", args...); code != 2 || !strings.Contains(stderr, "--host-field") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+}

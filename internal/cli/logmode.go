@@ -40,6 +40,7 @@ type logMode struct {
 	format    string
 	x         *uriscan.Extractor // the schemes and options
 	base      *uriscan.URI
+	hostPath  string         // --host-field, or ""
 	get       *getfmt.Format // --get, or nil
 }
 
@@ -48,6 +49,9 @@ type logMode struct {
 func (lm *logMode) check(e *env, base string) (int, bool) {
 	if lm.kind != "columns" && (lm.columns != "" || lm.delimiter != "") {
 		return e.usageError("extract: --columns and --delimiter go with --log columns", e.cmd), false
+	}
+	if lm.kind != "jsonl" && lm.hostPath != "" {
+		return e.usageError("extract: --host-field goes with --log jsonl", e.cmd), false
 	}
 	switch lm.kind {
 	case "combined":
@@ -74,10 +78,14 @@ func (lm *logMode) check(e *env, base string) (int, bool) {
 		if len(lm.paths) == 0 {
 			return e.usageError("extract: --log jsonl needs --field PATH", e.cmd), false
 		}
-		if base != "" {
-			return e.usageError("extract: --base goes with --log combined", e.cmd), false
+		if lm.hostPath != "" && base == "" {
+			return e.usageError("extract: --host-field needs --base (its scheme; the host comes from the field)", e.cmd), false
 		}
-		for _, p := range lm.paths {
+		paths := lm.paths
+		if lm.hostPath != "" {
+			paths = append(paths[:len(paths):len(paths)], lm.hostPath)
+		}
+		for _, p := range paths {
 			if _, _, err := logformat.JSONField(nil, nil, []byte("{}"), p); err != nil {
 				return e.usageError("extract: --field "+strconv.Quote(p)+": "+err.Error(), e.cmd), false
 			}
@@ -110,6 +118,10 @@ func (lm *logMode) longLine() lineFn {
 type logWorker struct {
 	*logMode
 	get     *getfmt.Format // its own clone of logMode's
+	// --host-field: the field, the line's base and its bytes
+	hostField   []logformat.Field
+	lineBaseURI uriscan.URI
+	baseBuf     []byte
 	p       *pipeline
 	x       uriscan.Extractor
 	fields  []logformat.Field
@@ -201,7 +213,16 @@ func (w *logWorker) combined(c *chunk, l []byte, line, lineOff int64) {
 	}
 }
 
+// jsonl writes the URIs of a JSON line's --field strings. A field that is
+// an origin-form request target as a whole ("/a?b=1", as Caddy, Traefik
+// and Envoy log request.uri) is written as combined writes the request
+// target: resolved against --base, whose authority is the line's
+// --host-field when it has one.
 func (w *logWorker) jsonl(c *chunk, l []byte, line, lineOff int64) {
+	base := w.base
+	if w.hostPath != "" {
+		base = w.lineBase(l, base)
+	}
 	for _, path := range w.paths {
 		var err error
 		w.fields, w.scratch, err = logformat.JSONField(w.fields[:0], w.scratch[:0], l, path)
@@ -211,9 +232,32 @@ func (w *logWorker) jsonl(c *chunk, l []byte, line, lineOff int64) {
 			return
 		}
 		for _, f := range w.fields {
+			if len(f.Value) > 0 && f.Value[0] == '/' && (len(f.Value) == 1 || f.Value[1] != '/') {
+				w.wholeAgainst(c, f, l, line, lineOff, true, base)
+				continue
+			}
 			w.search(c, f, l, line, lineOff)
 		}
 	}
+}
+
+// lineBase is --base with the authority the line's --host-field gives, or
+// --base when the field is absent or not an authority.
+func (w *logWorker) lineBase(l []byte, base *uriscan.URI) *uriscan.URI {
+	fs, _, err := logformat.JSONField(w.hostField[:0], nil, l, w.hostPath)
+	w.hostField = fs
+	if err != nil || len(fs) == 0 || len(fs[0].Value) == 0 {
+		return base
+	}
+	w.baseBuf = append(append(append(w.baseBuf[:0], base.Scheme()...), "://"...), fs[0].Value...)
+	n := len(w.baseBuf)
+	w.baseBuf = append(w.baseBuf, base.Path()...)
+	b, err := uriscan.Parse(w.baseBuf)
+	if err != nil || !b.HasAuthority() || len(b.Authority()) != n-len(base.Scheme())-3 {
+		return base // not an authority: "h/x", "h?q", "a b"
+	}
+	w.lineBaseURI = b
+	return &w.lineBaseURI
 }
 
 // delimiterByte reads --delimiter: one byte, "\t" for a tab; "" is a tab.
@@ -258,6 +302,11 @@ func (w *logWorker) search(c *chunk, f logformat.Field, l []byte, line, lineOff 
 // only if its scheme counts (a relative one always does). One that is not
 // a URI-reference is a rejection (reported with --rejects).
 func (w *logWorker) whole(c *chunk, f logformat.Field, l []byte, line, lineOff int64, request bool) {
+	w.wholeAgainst(c, f, l, line, lineOff, request, w.base)
+}
+
+// wholeAgainst is whole with the base URI given.
+func (w *logWorker) wholeAgainst(c *chunk, f logformat.Field, l []byte, line, lineOff int64, request bool, base *uriscan.URI) {
 	v := f.Value
 	at := lineOff + int64(f.Offset)
 	m := uriscan.Match{Start: at, End: at + int64(len(v)), Line: line}
@@ -276,8 +325,8 @@ func (w *logWorker) whole(c *chunk, f logformat.Field, l []byte, line, lineOff i
 		if !w.schemeCounts(u.Scheme()) {
 			return
 		}
-	} else if request && w.base != nil {
-		if w.buf, err = uriscan.Resolve(w.buf[:0], w.base, &u, 0); err != nil {
+	} else if request && base != nil {
+		if w.buf, err = uriscan.Resolve(w.buf[:0], base, &u, 0); err != nil {
 			return
 		}
 		v = w.buf

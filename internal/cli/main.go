@@ -187,7 +187,7 @@ the same whatever N.`,
 	},
 	{
 		name:     "extract",
-		synopsis: "[--format text|jsonl|tsv | --get TEMPLATE] [--log combined [--base URI] | --log jsonl --field PATH | --log columns --columns LIST [--delimiter C]] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
+		synopsis: "[--format text|jsonl|tsv | --get TEMPLATE] [--log combined [--base URI] | --log jsonl --field PATH [--base URI [--host-field PATH]] | --log columns --columns LIST [--delimiter C]] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
 		summary:  "write the URIs found in logs and free text, in input order",
 		doc: `Finds absolute URIs in any text (logs, mail, pages) and writes each one's
 bytes on a line of its own, in input order (so "uriscan extract log | sort
@@ -205,7 +205,10 @@ stream; a URI across two reads is found once.
 their escapes decoded) and writes the request target (origin-form
 resolved against --base when given), the referer and the URIs in the
 user agent, each with its field in jsonl and tsv; --log jsonl --field PATH
-searches the strings at dotted paths of JSON Lines; --log columns --columns
+searches the strings at dotted paths of JSON Lines, and writes a field that
+is an origin-form request target as a whole ("/a?b=1", Caddy's, Traefik's,
+Envoy's request.uri), resolved against --base when given, with the host
+of each line's --host-field PATH ("request.host") when given; --log columns --columns
 LIST searches the columns of lines split at each --delimiter byte (a tab by
 default), numbered from 1 as cut -f takes them, each match's field "$N"
 (a line without the delimiter is column 1 alone; cut passes it whole).
