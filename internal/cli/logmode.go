@@ -117,18 +117,18 @@ func (lm *logMode) longLine() lineFn {
 // logWorker is one worker's state in log mode.
 type logWorker struct {
 	*logMode
-	get     *getfmt.Format // its own clone of logMode's
+	get *getfmt.Format // its own clone of logMode's
 	// --host-field: the field, the line's base and its bytes
 	hostField   []logformat.Field
 	lineBaseURI uriscan.URI
 	baseBuf     []byte
-	p       *pipeline
-	x       uriscan.Extractor
-	fields  []logformat.Field
-	scratch []byte
-	ms      []uriscan.Match
-	buf     []byte
-	maxLine int
+	p           *pipeline
+	x           uriscan.Extractor
+	fields      []logformat.Field
+	scratch     []byte
+	ms          []uriscan.Match
+	buf         []byte
+	maxLine     int
 }
 
 // worker makes a chunk handler for one worker.
