@@ -47,6 +47,7 @@ import (
 	"strings"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/classify"
 	"github.com/uriscan/uriscan/domain"
 	"github.com/uriscan/uriscan/normalize"
 )
@@ -442,9 +443,7 @@ func decodedEqual(k, key string) bool {
 	return j == len(key)
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
+func isHex(c byte) bool { return classify.Table[c]&classify.HexDig != 0 }
 
 func unhex(c byte) byte {
 	switch {
