@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/domain"
 	"github.com/uriscan/uriscan/frontier"
 	"github.com/uriscan/uriscan/internal/redisurl"
 	"github.com/uriscan/uriscan/normalize"
@@ -44,6 +45,8 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	summary := fs.String("summary", "", "also write the summary to `FILE`, as one JSON object")
 	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
 	schemes := fs.String("schemes", "http,https", "with --extract, the `schemes` that count, comma-separated")
+	scope := fs.String("scope", "", "keep only the URIs whose registrable domain is in `rdn=LIST` (comma-separated: rdn=example.com,example.org; ICANN rules unless --private-suffixes): the others are not written or recorded, and are counted out of scope (with --extract, left out)")
+	privateSuffixes := fs.Bool("private-suffixes", false, "with --scope, count the Public Suffix List's private section too (user.github.io is then its own registrable domain)")
 	workers := addWorkersFlag(fs, "; 1: one goroutine reads, keys and decides each line in turn; more: the workers parse, normalize and hash, and one goroutine decides the records in input order")
 	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end, before each read that may block (with more workers than one: when the one that decides waits for input), and when it holds 1 MiB of text. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
 	fs.Bool("verify-input", true, "read each gzip, zstd, bzip2 or xz input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see the README). --verify-input=false takes the lines before the damage, then reports the error") // read by dispatch into e.verifyInput
@@ -106,6 +109,22 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		if *repair && *extract {
 			return e.usageError("dedup: --repair and --extract do not go together (extract takes only valid URIs)", e.cmd)
 		}
+		rules := domain.ICANN
+		if *privateSuffixes {
+			rules = domain.Private
+		}
+		if *scope != "" {
+			if d.kt.raw {
+				return e.usageError("dedup: --scope takes URIs apart; --level "+lv.String()+" reads lines as its owner does", e.cmd)
+			}
+			set, msg := parseScope(*scope, rules)
+			if msg != "" {
+				return e.usageError("dedup: --scope: "+msg, e.cmd)
+			}
+			d.kt.scope, d.kt.rules = set, rules
+		} else if *privateSuffixes {
+			return e.usageError("dedup: --private-suffixes goes with --scope", e.cmd)
+		}
 		// What the checkpoint records of this run, besides its inputs: a
 		// resume with other settings is refused.
 		run := map[string]string{"store": shown, "max-line": strconv.Itoa(e.sc.ls.MaxLine())}
@@ -114,6 +133,12 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		if *repair {
 			run["repair"] = "true"
+		}
+		if *scope != "" {
+			run["scope"] = *scope
+			if *privateSuffixes {
+				run["scope"] += " (private suffixes)"
+			}
 		}
 		e.textLines = *extract
 		if *extract {
@@ -243,8 +268,9 @@ type dedupSummary struct {
 	Lines      int64  `json:"lines"`
 	Blank      int64  `json:"blank"`
 	Invalid    int64  `json:"invalid"`
-	Repaired   int64  `json:"repaired,omitempty"` // with --repair: taken repaired
-	URIs       *int64 `json:"uris,omitempty"`     // with --extract
+	Repaired   int64  `json:"repaired,omitempty"`     // with --repair: taken repaired
+	OutOfScope *int64 `json:"out_of_scope,omitempty"` // with --scope
+	URIs       *int64 `json:"uris,omitempty"`         // with --extract
 	Unique     int64  `json:"unique"`
 	Duplicates int64  `json:"duplicates"`
 	Resumed    bool   `json:"resumed"`
@@ -304,6 +330,11 @@ type keyer struct {
 	fixedURI uriscan.URI
 	fixedRep normalize.Repairs
 	raw      bool // the level is Raw: lines go to SumRaw
+	// scope (--scope): the registrable domains kept, lowercase; hosts
+	// splits hosts under rules (each keyer its own).
+	scope map[string]bool
+	rules domain.Rules
+	hosts *domain.Cache
 }
 
 // dedupRecs is what keyers made of lines, in a sink, for the Log: the
@@ -362,9 +393,10 @@ const (
 	countBlank = 1 + iota
 	countInvalid
 	countRepaired
+	countOutOfScope
 )
 
-var countNames = [...]string{countBlank: "blank", countInvalid: "invalid", countRepaired: "repaired"}
+var countNames = [...]string{countBlank: "blank", countInvalid: "invalid", countRepaired: "repaired", countOutOfScope: "out_of_scope"}
 
 // lostAdvice says what to do about a store that lost keys; resuming: a
 // checkpoint records a run (with --output: of output's lines) against it.
@@ -483,6 +515,9 @@ func (d *deduper) keyOf(line []byte) (seen.Key, error) {
 func (d *deduper) newKeyer() *keyer {
 	kr := d.kt
 	kr.h = d.h.Clone()
+	if kr.scope != nil {
+		kr.hosts = domain.NewCache(kr.rules)
+	}
 	if kr.x != nil {
 		x := *kr.x
 		kr.x = &x
@@ -515,7 +550,9 @@ func (kr *keyer) line(k *sink, name string, s *recordScanner) {
 		kr.ms = kr.x.Append(kr.ms[:0], s.Bytes())
 		for _, m := range kr.ms {
 			u, _ := uriscan.Parse(s.Bytes()[m.Start:m.End])
-			kr.add(k, &u)
+			if kr.inScope(&u) {
+				kr.add(k, &u)
+			}
 		}
 	case kr.raw && !long:
 		// A Raw level reads any line as its owner does.
@@ -535,10 +572,14 @@ func (kr *keyer) line(k *sink, name string, s *recordScanner) {
 			k.err = appendRepair(k.err, name, s.Line(), kr.fixedRep, k.rep.jsonl)
 		}
 		count = countRepaired
-		kr.add(k, &kr.fixedURI)
+		if kr.inScope(&kr.fixedURI) {
+			kr.add(k, &kr.fixedURI)
+		}
 	case s.ParseError() != nil: // (with --extract, only a line over the limit)
 		count = countInvalid
 		k.reportLine(name, s)
+	case !kr.inScope(s.URI()):
+		count = countOutOfScope
 	default:
 		kr.add(k, s.URI())
 	}
@@ -805,6 +846,11 @@ func (d *deduper) finish() {
 		b = append(b, ", repaired "...)
 		b = strconv.AppendInt(b, repaired, 10)
 	}
+	outOfScope := c.Other["out_of_scope"]
+	if d.kt.scope != nil {
+		b = append(b, ", out of scope "...)
+		b = strconv.AppendInt(b, outOfScope, 10)
+	}
 	if d.kt.x != nil {
 		b = append(b, ", uris "...)
 		b = strconv.AppendInt(b, c.Records, 10)
@@ -827,6 +873,9 @@ func (d *deduper) finish() {
 	sum := dedupSummary{Command: "dedup", Lines: c.Lines, Blank: blank, Invalid: invalid, Repaired: repaired, Unique: c.Unique, Duplicates: c.Duplicates(), Resumed: d.log.Resumed()}
 	if d.kt.x != nil {
 		sum.URIs = &c.Records
+	}
+	if d.kt.scope != nil {
+		sum.OutOfScope = &outOfScope
 	}
 	e.finalLine = e.writeSummary(d.summaryFile, sum, string(b))
 	err := d.log.Err()
@@ -886,4 +935,53 @@ func appendElapsed(b []byte, d time.Duration, lines int64) []byte {
 		b = append(b, "lines/s"...)
 	}
 	return b
+}
+
+// parseScope reads --scope: "rdn=" and registrable domains, comma-separated,
+// each one under rules; msg says what is wrong.
+func parseScope(v string, rules domain.Rules) (set map[string]bool, msg string) {
+	list, ok := strings.CutPrefix(v, "rdn=")
+	if !ok {
+		return nil, "want rdn=DOMAIN[,DOMAIN...], not " + strconv.Quote(v)
+	}
+	set = map[string]bool{}
+	for _, d := range strings.Split(list, ",") {
+		d = strings.ToLower(strings.TrimSpace(d))
+		if d == "" {
+			continue
+		}
+		if p, ok := domain.Split(d, rules); !ok || p.Registrable != d {
+			why := "not a registrable domain"
+			if ok {
+				why = "its registrable domain is " + p.Registrable
+			}
+			return nil, strconv.Quote(d) + " is " + why + " (a public suffix plus one label: example.com, example.co.uk)"
+		}
+		set[d] = true
+	}
+	if len(set) == 0 {
+		return nil, "rdn= names no domain"
+	}
+	return set, ""
+}
+
+// inScope reports whether u is kept under --scope: always without one;
+// with one, when its host's registrable domain is in the scope.
+func (kr *keyer) inScope(u *uriscan.URI) bool {
+	if kr.scope == nil {
+		return true
+	}
+	p, ok := kr.hosts.Split(u.Host())
+	if !ok || len(p.Registrable) > 253 {
+		return false
+	}
+	var buf [253]byte
+	for i := 0; i < len(p.Registrable); i++ {
+		c := p.Registrable[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return kr.scope[string(buf[:len(p.Registrable)])]
 }

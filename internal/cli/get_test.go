@@ -250,3 +250,34 @@ func TestExtractJSONLRequestTarget(t *testing.T) {
 		}
 	}
 }
+
+func TestDedupScope(t *testing.T) {
+	in := "https://www.example.com/a\nhttps://EXAMPLE.com/a\nhttps://other.org/\nhttp://127.0.0.1/\nhttps://blog.example.co.uk/x\nnot a uri\nhttps://user.github.io/\n"
+	want := "https://www.example.com/a\nhttps://EXAMPLE.com/a\nhttps://blog.example.co.uk/x\n"
+	for _, w := range []string{"1", "2"} {
+		code, out, stderr := cli(t, in, "dedup", "--workers", w, "--scope", "rdn=example.com, Example.co.uk")
+		if code != 1 || out != want || !strings.Contains(stderr, "invalid 1, out of scope 3, unique 3, duplicates 0") {
+			t.Errorf("--workers %s: exit %d, %q, %q", w, code, out, stderr)
+		}
+	}
+	// private suffixes: user.github.io is its own registrable domain
+	if _, out, _ := cli(t, in, "dedup", "--scope", "rdn=user.github.io", "--private-suffixes"); out != "https://user.github.io/\n" {
+		t.Errorf("--private-suffixes: %q", out)
+	}
+	// --extract: URIs out of scope are left out
+	if _, out, _ := cli(t, "see https://a.example.com/x and https://b.example.org/y\n", "dedup", "--extract", "--scope", "rdn=example.org"); out != "https://b.example.org/y\n" {
+		t.Errorf("--extract: %q", out)
+	}
+	for _, c := range []struct{ args []string }{
+		{[]string{"--scope", "rdn=co.uk"}},
+		{[]string{"--scope", "example.com"}},
+		{[]string{"--scope", "rdn=www.example.com"}},
+		{[]string{"--scope", "rdn="}},
+		{[]string{"--private-suffixes"}},
+		{[]string{"--scope", "rdn=example.com", "--level", "w3lib"}},
+	} {
+		if code, _, stderr := cli(t, "", append([]string{"dedup"}, c.args...)...); code != 2 || !strings.Contains(stderr, "dedup: --") {
+			t.Errorf("%v: exit %d, %q", c.args, code, stderr)
+		}
+	}
+}
