@@ -36,8 +36,8 @@ func (c *Cache) Split(host string) (Parts, bool) {
 	if n := len(h); n > 0 && h[n-1] == '.' {
 		h = h[:n-1]
 	}
-	if h == "" {
-		return Parts{}, false
+	if h == "" || h[len(h)-1] == '.' {
+		return Parts{}, false // (Split strips one dot only)
 	}
 	e := &c.slots[maphash.String(c.seed, h)%cacheSize]
 	if e.host != h {
@@ -50,4 +50,14 @@ func (c *Cache) Split(host string) (Parts, bool) {
 		return Parts{}, false
 	}
 	return cut(h, int(e.n))
+}
+
+// NewSplitFunc returns the Split of a new Cache under rules as a function
+// (format.SplitFunc's signature): one per goroutine.
+func NewSplitFunc(rules Rules) func(host string) (subdomain, registrable, suffix string, ok bool) {
+	c := NewCache(rules)
+	return func(host string) (string, string, string, bool) {
+		p, ok := c.Split(host)
+		return p.Subdomain, p.Registrable, p.Suffix, ok
+	}
 }

@@ -4,6 +4,10 @@
 // the eTLD+1), and the subdomain before it ("www"). The list is the Public
 // Suffix List compiled into golang.org/x/net/publicsuffix.
 //
+// Importing it links golang.org/x/net/publicsuffix, which imports
+// net/http/cookiejar (and so net/http): package format takes a SplitFunc
+// instead, so that a program can leave the list out.
+//
 // Crawlers scope and rate-limit by registrable domain; log pipelines group
 // by it. Split costs a lookup and an allocation or two (the list's lookup
 // allocates an error on every call); a Cache remembers the split of the

@@ -41,6 +41,7 @@ func TestSplit(t *testing.T) {
 		{"ex%41mple.com", ICANN, "", "", "", false},
 		{"", ICANN, "", "", "", false},
 		{".", ICANN, "", "", "", false},
+		{"www.example.co.uk..", ICANN, "", "", "", false},
 		{strings.Repeat("a.", 127) + "com", ICANN, "", "", "", false}, // 257 bytes
 		{"1.2.3.example", ICANN, "1.2", "3.example", "example", true},
 	} {

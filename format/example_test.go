@@ -9,7 +9,8 @@ import (
 )
 
 func Example() {
-	f, err := format.Compile(`{rdn}\t{path:-1}\t{query:id}\t{default:port}`, domain.ICANN)
+	icann := func() format.SplitFunc { return domain.NewSplitFunc(domain.ICANN) }
+	f, err := format.Compile(`{rdn}\t{path:-1}\t{query:id}\t{default:port}`, icann)
 	if err != nil {
 		panic(err)
 	}

@@ -16,7 +16,7 @@
 //	scheme user password host port path query fragment
 //	query:KEY                the value of the first pair with key KEY
 //	query-all:KEY            the values of every such pair, space-separated
-//	query-keys               the keys, in order, each once, space-separated
+//	query-keys               the keys, in order, each once (as written), space-separated
 //	                         (an empty key is left out)
 //	path:N                   path segment N (1 the first, -1 the last)
 //	etld rdn subdomain       the host's public suffix, registrable domain
@@ -43,12 +43,12 @@ package format
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/classify"
-	"github.com/uriscan/uriscan/domain"
 	"github.com/uriscan/uriscan/normalize"
 )
 
@@ -106,13 +106,18 @@ type op struct {
 	n    int    // path:N
 }
 
+// A SplitFunc splits a host at its public suffix: its subdomain,
+// registrable domain and public suffix, and whether it has a registrable
+// domain. domain.NewSplitFunc makes one (a Cache of its own).
+type SplitFunc func(host string) (subdomain, registrable, suffix string, ok bool)
+
 // A Format is a compiled format string. Append may be called from one
-// goroutine at a time (it keeps a cache of host splits); Clone gives a
-// copy for another.
+// goroutine at a time (its SplitFunc may keep a cache); Clone gives a copy
+// for another.
 type Format struct {
-	ops   []op
-	rules domain.Rules
-	hosts *domain.Cache // when a domain name is asked for
+	ops      []op
+	newSplit func() SplitFunc
+	split    SplitFunc // when a domain name is asked for
 }
 
 // Names lists the variable names a format may use, for help texts.
@@ -121,10 +126,13 @@ func Names() []string {
 		"query:KEY", "query-all:KEY", "query-keys", "path:N", "etld", "rdn", "subdomain"}
 }
 
-// Compile parses a format; rules says which public suffixes {etld}, {rdn}
-// and {subdomain} count. Its errors are *SyntaxError.
-func Compile(format string, rules domain.Rules) (*Format, error) {
-	f := &Format{rules: rules}
+// Compile parses a format. newSplit makes the SplitFunc of {etld}, {rdn}
+// and {subdomain} (one per Format and Clone: domain.NewSplitFunc with the
+// rules wanted); when it is nil they write nothing (UsesDomains says
+// whether the format has them). Its errors are *SyntaxError. This package
+// does not link the Public Suffix List: package domain does.
+func Compile(format string, newSplit func() SplitFunc) (*Format, error) {
+	f := &Format{newSplit: newSplit}
 	open, close := byte(0), byte(0)
 	var text []byte
 	flush := func() {
@@ -156,8 +164,8 @@ func Compile(format string, rules domain.Rules) (*Format, error) {
 		}
 		end := strings.IndexByte(format[i+1:], close)
 		if end < 0 {
-			text = append(text, format[i:]...) // an opener with no closer is text
-			break
+			text = append(text, c) // an opener with no closer is text; the rest is read on
+			continue
 		}
 		o, err := parseVar(format, i, format[i+1:i+1+end])
 		if err != nil {
@@ -168,10 +176,8 @@ func Compile(format string, rules domain.Rules) (*Format, error) {
 		i += 1 + end
 	}
 	flush()
-	for _, o := range f.ops {
-		if o.kind == kETLD || o.kind == kRDN || o.kind == kSubdomain {
-			f.hosts = domain.NewCache(rules)
-		}
+	if f.UsesDomains() && newSplit != nil {
+		f.split = newSplit()
 	}
 	return f, nil
 }
@@ -228,17 +234,29 @@ func parseVar(format string, off int, v string) (op, error) {
 	return o, nil
 }
 
-// Clone returns a Format with the same variables and its own host cache.
+// UsesDomains reports whether the format has {etld}, {rdn} or
+// {subdomain}.
+func (f *Format) UsesDomains() bool {
+	for _, o := range f.ops {
+		if o.kind == kETLD || o.kind == kRDN || o.kind == kSubdomain {
+			return true
+		}
+	}
+	return false
+}
+
+// Clone returns a Format with the same variables and its own SplitFunc.
 func (f *Format) Clone() *Format {
 	g := *f
-	if f.hosts != nil {
-		g.hosts = domain.NewCache(f.rules)
+	if f.split != nil {
+		g.split = f.newSplit()
 	}
 	return &g
 }
 
-// Append appends the format's text for u to dst. It allocates nothing for
-// a host it has split before (see domain.Cache), and nothing else.
+// Append appends the format's text for u to dst. It allocates nothing but
+// what its SplitFunc does (domain.NewSplitFunc's: nothing for a host it
+// has split before).
 func (f *Format) Append(dst []byte, u *uriscan.URI) []byte {
 	for i := range f.ops {
 		o := &f.ops[i]
@@ -277,14 +295,17 @@ func (f *Format) Append(dst []byte, u *uriscan.URI) []byte {
 		case kPathSeg:
 			dst = appendPart(dst, segment(u.Path(), o.n), o.raw, false)
 		case kETLD, kRDN, kSubdomain:
-			p, _ := f.hosts.Split(u.Host())
+			if f.split == nil {
+				break
+			}
+			sub, rdn, suffix, _ := f.split(u.Host())
 			switch o.kind {
 			case kETLD:
-				dst = append(dst, p.Suffix...)
+				dst = append(dst, suffix...)
 			case kRDN:
-				dst = append(dst, p.Registrable...)
+				dst = append(dst, rdn...)
 			default:
-				dst = append(dst, p.Subdomain...)
+				dst = append(dst, sub...)
 			}
 		}
 	}
@@ -388,16 +409,43 @@ func appendQueryValues(dst []byte, query, key string, raw, all bool) []byte {
 	return dst
 }
 
-// appendQueryKeys appends the keys of query's pairs, in order, each once,
-// space-separated.
+// appendQueryKeys appends the keys of query's pairs, in order, each once
+// (as written), space-separated. Duplicates are found by sorting, so that
+// a query of many keys costs n log n, not n².
 func appendQueryKeys(dst []byte, query string, raw bool) []byte {
+	var small [32]string
+	keys := small[:0]
+	for q := query; q != ""; {
+		var pair string
+		pair, q, _ = strings.Cut(q, "&")
+		if k, _, _ := strings.Cut(pair, "="); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	var smallIdx [32]int32
+	order := smallIdx[:0]
+	for i := range keys {
+		order = append(order, int32(i))
+	}
+	// order: the keys' indices sorted by key, then by position; a key
+	// equal to the one before it in that order is a repeat.
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := strings.Compare(keys[a], keys[b]); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	prev := ""
+	for j, i := range order {
+		if k := keys[i]; j > 0 && k == prev {
+			keys[i] = "" // a repeat: left out below
+		} else {
+			prev = k
+		}
+	}
 	first := true
-	for off := 0; off < len(query); {
-		pair, _, _ := strings.Cut(query[off:], "&")
-		before := query[:off]
-		off += len(pair) + 1
-		k, _, _ := strings.Cut(pair, "=")
-		if k == "" || seenKey(before, k) {
+	for _, k := range keys {
+		if k == "" {
 			continue
 		}
 		if !first {
@@ -407,19 +455,6 @@ func appendQueryKeys(dst []byte, query string, raw bool) []byte {
 		dst = appendPart(dst, k, raw, true)
 	}
 	return dst
-}
-
-// seenKey reports whether the pairs before (a prefix of the query) have
-// the key k as written.
-func seenKey(before, k string) bool {
-	for before != "" {
-		var pair string
-		pair, before, _ = strings.Cut(before, "&")
-		if pk, _, _ := strings.Cut(pair, "="); pair != "" && pk == k {
-			return true
-		}
-	}
-	return false
 }
 
 // decodedEqual reports whether the query key k, decoded ("+" a space),

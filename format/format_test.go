@@ -2,15 +2,20 @@ package format
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/domain"
 )
 
+// icann makes the SplitFunc of the ICANN rules.
+func icann() SplitFunc { return domain.NewSplitFunc(domain.ICANN) }
+
 func run(t *testing.T, format, uri string) string {
 	t.Helper()
-	f, err := Compile(format, domain.ICANN)
+	f, err := Compile(format, icann)
 	if err != nil {
 		t.Fatalf("Compile(%q): %v", format, err)
 	}
@@ -72,6 +77,8 @@ func TestOwnVariables(t *testing.T) {
 		{"http://h/a", "{path:1} {path:-1} {path:2}", "a a "},
 		{"mailto:a@b", "{path:1}", "a@b"},
 		{"http://h/?b=1&a=2&b=3&c&=4&a+b=5", "{query-keys}", "b a c a b"},
+		{"http://h/?a&a=1&b&a&b&a", "{query-keys}", "a b"},
+		{"http://h/x", `{host}\t{x\t`, "h\t{x\t"}, // an opener with no closer is text, escapes after it too
 		{"http://h/?x=%0A%41+b", "{query:x}", "%0AA b"},
 		{"http://h/p%00q", "{path}", "/p%00q"},
 		{"HTTPS://h/", "{default:port}", "443"},
@@ -98,7 +105,7 @@ func TestCompileErrors(t *testing.T) {
 		{"{default:host}", 0},
 		{"{host:x}", 0},
 	} {
-		_, err := Compile(c.format, domain.ICANN)
+		_, err := Compile(c.format, icann)
 		var se *SyntaxError
 		if !errors.As(err, &se) || !errors.Is(err, ErrSyntax) || se.Offset != c.off {
 			t.Errorf("Compile(%q) = %v, want a SyntaxError at %d", c.format, err, c.off)
@@ -107,7 +114,7 @@ func TestCompileErrors(t *testing.T) {
 }
 
 func TestAppendAllocs(t *testing.T) {
-	f, err := Compile("{scheme} {host} {rdn} {etld} {subdomain} {default:port} {path:-1} {query:a} {query-all:a} {query-keys} {url}", domain.ICANN)
+	f, err := Compile("{scheme} {host} {rdn} {etld} {subdomain} {default:port} {path:-1} {query:a} {query-all:a} {query-keys} {url}", icann)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +131,7 @@ func TestAppendAllocs(t *testing.T) {
 func BenchmarkAppend(b *testing.B) {
 	u, _ := uriscan.ParseString("https://www.example.co.uk/a/b/c.html?x=1&y=%20z&x=2#frag")
 	for _, spec := range []string{"{host}", "{rdn}", "{scheme}://{host}{path}", "{query-all:x}"} {
-		f, _ := Compile(spec, domain.ICANN)
+		f, _ := Compile(spec, icann)
 		b.Run("format="+spec, func(b *testing.B) {
 			var buf []byte
 			b.ReportAllocs()
@@ -132,5 +139,39 @@ func BenchmarkAppend(b *testing.B) {
 				buf = f.Append(buf[:0], &u)
 			}
 		})
+	}
+}
+
+// TestQueryKeysMany: a query of 100,000 keys (a hostile line) is not
+// quadratic: this would take minutes if it were.
+func TestQueryKeysMany(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("http://h/?")
+	for i := range 100000 {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString("k")
+		b.WriteString(strconv.Itoa(i % 50000))
+	}
+	got := run(t, "{query-keys}", b.String())
+	if n := strings.Count(got, " ") + 1; n != 50000 {
+		t.Errorf("%d keys, want 50000", n)
+	}
+}
+
+// TestNoSplitFunc: without a SplitFunc the domain variables write nothing,
+// and UsesDomains says they are there.
+func TestNoSplitFunc(t *testing.T) {
+	f, err := Compile("<{rdn}|{host}>", nil)
+	if err != nil || !f.UsesDomains() {
+		t.Fatalf("Compile: %v, UsesDomains %v", err, f.UsesDomains())
+	}
+	u, _ := uriscan.ParseString("http://www.example.com/")
+	if got := string(f.Clone().Append(nil, &u)); got != "<|www.example.com>" {
+		t.Errorf("Append = %q", got)
+	}
+	if g, _ := Compile("{host}", nil); g.UsesDomains() {
+		t.Errorf("{host}: UsesDomains")
 	}
 }

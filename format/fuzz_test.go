@@ -16,7 +16,7 @@ func FuzzFormat(f *testing.F) {
 	f.Add("{:query:a+b}{query-keys}{default:port}{subdomain}{etld}", "HTTP://a.b.github.io:?a+b=%41&&=&c")
 	f.Add(`\\{{url}\[`, "//h")
 	f.Fuzz(func(t *testing.T, spec, uri string) {
-		fm, err := Compile(spec, domain.Private)
+		fm, err := Compile(spec, func() SplitFunc { return domain.NewSplitFunc(domain.Private) })
 		if err != nil {
 			return
 		}

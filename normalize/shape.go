@@ -41,7 +41,22 @@ func appendShape(dst []byte, start int) []byte {
 	ps, _, _ := u.Span(uriscan.Path)
 	dst = append(dst, form[:ps]...)
 	path := u.Path()
-	for i := 0; i < len(path); {
+	i := 0
+	if !u.Has(uriscan.Scheme) && !u.HasAuthority() && !strings.HasPrefix(path, "/") {
+		// A relative reference's first segment stays: ":int/x" would
+		// read as a scheme.
+		j := strings.IndexByte(path, '/')
+		if j < 0 {
+			j = len(path)
+		}
+		dst = append(dst, path[:j]...)
+		i = j
+		if i < len(path) {
+			dst = append(dst, '/')
+			i++
+		}
+	}
+	for i < len(path) {
 		j := strings.IndexByte(path[i:], '/')
 		if j < 0 {
 			j = len(path) - i

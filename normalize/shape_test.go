@@ -17,6 +17,14 @@ func shapeOf(t *testing.T, in string) string {
 }
 
 func TestShape(t *testing.T) {
+	defer func() {
+		// every shape is a URI-reference
+		for _, in := range []string{"123", "123/x", "http://h/1", "//h/2?a"} {
+			if _, err := uriscan.ParseString(shapeOf(t, in)); err != nil {
+				t.Errorf("the shape of %q does not parse: %v", in, err)
+			}
+		}
+	}()
 	for _, c := range []struct{ in, want string }{
 		{"https://Example.com/users/123/posts?page=2&sort=new#top", "https://example.com/users/:int/posts?page&sort"},
 		{"http://h/a/550e8400-e29b-41d4-a716-446655440000/b", "http://h/a/:uuid/b"},
@@ -31,6 +39,8 @@ func TestShape(t *testing.T) {
 		{"http://h/?b=1&a=2&b=3&=4", "http://h/?a&b"},
 		{"http://h/?", "http://h/"},
 		{"mailto:a@b.c", "mailto:a@b.c"},
+		{"123/456", "123/:int"}, // a relative reference's first segment stays
+		{"/123/456", "/:int/:int"},
 	} {
 		if got := shapeOf(t, c.in); got != c.want {
 			t.Errorf("Shape(%q) = %q, want %q", c.in, got, c.want)

@@ -100,6 +100,20 @@ func TestHandOff(t *testing.T) {
 			t.Errorf("round %d: uriscan dedup --store disk: gives %+v\nuriscan-stores gives %+v", round, got, want)
 		}
 	}
+	// What needs the Public Suffix List (which links net/http) is handed
+	// over too, and gives what uriscan-stores gives.
+	psl := "https://www.example.co.uk/a\nhttp://user.github.io/\n"
+	for _, args := range [][]string{
+		{"split", "--domains"},
+		{"split", "--get", "{rdn} {subdomain}", "--private-suffixes"},
+		{"dedup", "--scope", "rdn=example.co.uk"},
+		{"normalize", "--format", "surt", "--surt-public-suffix"},
+	} {
+		got, want := run(psl, nil, lean, args...), run(psl, nil, full, args...)
+		if got != want || got.code != 0 || got.stdout == "" {
+			t.Errorf("uriscan %v gives %+v\nuriscan-stores gives %+v", args, got, want)
+		}
+	}
 	// uriscan cpu, also through a link from another directory.
 	want := run("", nil, full, "cpu")
 	if want.code != 0 || !strings.Contains(want.stdout, "\nfeatures:") || !strings.Contains(want.stdout, "\nkernel:") {

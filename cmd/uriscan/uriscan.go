@@ -6,7 +6,7 @@
 //	uriscan COMMAND [FLAGS] [FILE...]
 //
 // FILEs are read in order; "-" (or no FILE at all) is standard input, and a
-// gzip, zstd, bzip2 or xz FILE (told by its magic number) is decompressed. Run "uriscan help" for the
+// gzip, zstd or bzip2 FILE (told by its magic number) is decompressed (xz is refused). Run "uriscan help" for the
 // commands.
 package main
 

@@ -14,7 +14,6 @@ import (
 	"unsafe"
 
 	"github.com/uriscan/uriscan"
-	"github.com/uriscan/uriscan/domain"
 	"github.com/uriscan/uriscan/frontier"
 	"github.com/uriscan/uriscan/internal/redisurl"
 	"github.com/uriscan/uriscan/normalize"
@@ -49,7 +48,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	privateSuffixes := fs.Bool("private-suffixes", false, "with --scope, count the Public Suffix List's private section too (user.github.io is then its own registrable domain)")
 	workers := addWorkersFlag(fs, "; 1: one goroutine reads, keys and decides each line in turn; more: the workers parse, normalize and hash, and one goroutine decides the records in input order")
 	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end, before each read that may block (with more workers than one: when the one that decides waits for input), and when it holds 1 MiB of text. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
-	fs.Bool("verify-input", true, "read each gzip, zstd, bzip2 or xz input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see the README). --verify-input=false takes the lines before the damage, then reports the error") // read by dispatch into e.verifyInput
+	fs.Bool("verify-input", true, "read each gzip, zstd or bzip2 input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see the README). --verify-input=false takes the lines before the damage, then reports the error") // read by dispatch into e.verifyInput
 	return func(e *env, files []string) int {
 		lv, cfg, msg := nf.config(fs, "dedup")
 		if msg != "" {
@@ -109,19 +108,18 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		if *repair && *extract {
 			return e.usageError("dedup: --repair and --extract do not go together (extract takes only valid URIs)", e.cmd)
 		}
-		rules := domain.ICANN
-		if *privateSuffixes {
-			rules = domain.Private
+		if *scope != "" && linked.NewSplit == nil {
+			return e.handOff("dedup --scope")
 		}
 		if *scope != "" {
 			if d.kt.raw {
 				return e.usageError("dedup: --scope takes URIs apart; --level "+lv.String()+" reads lines as its owner does", e.cmd)
 			}
-			set, msg := parseScope(*scope, rules)
+			set, msg := parseScope(*scope, linked.NewSplit(*privateSuffixes))
 			if msg != "" {
 				return e.usageError("dedup: --scope: "+msg, e.cmd)
 			}
-			d.kt.scope, d.kt.rules = set, rules
+			d.kt.scope, d.kt.private = set, *privateSuffixes
 		} else if *privateSuffixes {
 			return e.usageError("dedup: --private-suffixes goes with --scope", e.cmd)
 		}
@@ -332,9 +330,9 @@ type keyer struct {
 	raw      bool // the level is Raw: lines go to SumRaw
 	// scope (--scope): the registrable domains kept, lowercase; hosts
 	// splits hosts under rules (each keyer its own).
-	scope map[string]bool
-	rules domain.Rules
-	hosts *domain.Cache
+	scope   map[string]bool
+	private bool      // --private-suffixes
+	hosts   hostSplit // each keyer its own
 }
 
 // dedupRecs is what keyers made of lines, in a sink, for the Log: the
@@ -516,7 +514,7 @@ func (d *deduper) newKeyer() *keyer {
 	kr := d.kt
 	kr.h = d.h.Clone()
 	if kr.scope != nil {
-		kr.hosts = domain.NewCache(kr.rules)
+		kr.hosts = linked.NewSplit(kr.private)
 	}
 	if kr.x != nil {
 		x := *kr.x
@@ -550,9 +548,7 @@ func (kr *keyer) line(k *sink, name string, s *recordScanner) {
 		kr.ms = kr.x.Append(kr.ms[:0], s.Bytes())
 		for _, m := range kr.ms {
 			u, _ := uriscan.Parse(s.Bytes()[m.Start:m.End])
-			if kr.inScope(&u) {
-				kr.add(k, &u)
-			}
+			kr.add(k, &u) // (out of scope: left out)
 		}
 	case kr.raw && !long:
 		// A Raw level reads any line as its owner does.
@@ -572,16 +568,14 @@ func (kr *keyer) line(k *sink, name string, s *recordScanner) {
 			k.err = appendRepair(k.err, name, s.Line(), kr.fixedRep, k.rep.jsonl)
 		}
 		count = countRepaired
-		if kr.inScope(&kr.fixedURI) {
-			kr.add(k, &kr.fixedURI)
-		}
+		kr.add(k, &kr.fixedURI)
 	case s.ParseError() != nil: // (with --extract, only a line over the limit)
 		count = countInvalid
 		k.reportLine(name, s)
-	case !kr.inScope(s.URI()):
-		count = countOutOfScope
 	default:
-		kr.add(k, s.URI())
+		if !kr.add(k, s.URI()) {
+			count = countOutOfScope
+		}
 	}
 	ln := dedupLine{recs: int32(len(r.keys)), errFrom: int32(from), errTo: int32(len(k.err)), count: count, off: s.ls.NextOffset(), line: s.Line()}
 	if kr.sums {
@@ -590,11 +584,17 @@ func (kr *keyer) line(k *sink, name string, s *recordScanner) {
 	r.lines = append(r.lines, ln)
 }
 
-// add adds the record of u to k: its key and its text.
-func (kr *keyer) add(k *sink, u *uriscan.URI) {
+// add adds the record of u to k, its key and its text, and reports
+// whether it did: not when it is out of --scope.
+func (kr *keyer) add(k *sink, u *uriscan.URI) bool {
+	sum := kr.h.Sum(u)
+	if kr.scope != nil && !kr.inScope(kr.h.Canonical()) {
+		return false
+	}
 	k.out = appendURI(k.out, u, kr.redacts)
-	k.recs.keys = append(k.recs.keys, seen.Key(kr.h.Sum(u)))
+	k.recs.keys = append(k.recs.keys, seen.Key(sum))
 	k.recs.ends = append(k.recs.ends, len(k.out))
+	return true
 }
 
 // repairLine, with --repair, repairs s's invalid line into kr.fixed and
@@ -939,7 +939,7 @@ func appendElapsed(b []byte, d time.Duration, lines int64) []byte {
 
 // parseScope reads --scope: "rdn=" and registrable domains, comma-separated,
 // each one under rules; msg says what is wrong.
-func parseScope(v string, rules domain.Rules) (set map[string]bool, msg string) {
+func parseScope(v string, split hostSplit) (set map[string]bool, msg string) {
 	list, ok := strings.CutPrefix(v, "rdn=")
 	if !ok {
 		return nil, "want rdn=DOMAIN[,DOMAIN...], not " + strconv.Quote(v)
@@ -950,10 +950,10 @@ func parseScope(v string, rules domain.Rules) (set map[string]bool, msg string) 
 		if d == "" {
 			continue
 		}
-		if p, ok := domain.Split(d, rules); !ok || p.Registrable != d {
+		if _, rdn, _, ok := split(d); !ok || rdn != d {
 			why := "not a registrable domain"
 			if ok {
-				why = "its registrable domain is " + p.Registrable
+				why = "its registrable domain is " + rdn
 			}
 			return nil, strconv.Quote(d) + " is " + why + " (a public suffix plus one label: example.com, example.co.uk)"
 		}
@@ -965,23 +965,26 @@ func parseScope(v string, rules domain.Rules) (set map[string]bool, msg string) 
 	return set, ""
 }
 
-// inScope reports whether u is kept under --scope: always without one;
-// with one, when its host's registrable domain is in the scope.
-func (kr *keyer) inScope(u *uriscan.URI) bool {
-	if kr.scope == nil {
-		return true
+// inScope reports whether the URI whose normal form is canon is in
+// --scope: whether the registrable domain of the normal form's host (lower
+// case, percent-decoded where unreserved, A-labels at the crawler level)
+// is one of the scope's.
+func (kr *keyer) inScope(canon []byte) bool {
+	u, err := uriscan.Parse(canon)
+	if err != nil {
+		return false
 	}
-	p, ok := kr.hosts.Split(u.Host())
-	if !ok || len(p.Registrable) > 253 {
+	_, rdn, _, ok := kr.hosts(u.Host())
+	if !ok || len(rdn) > 253 {
 		return false
 	}
 	var buf [253]byte
-	for i := 0; i < len(p.Registrable); i++ {
-		c := p.Registrable[i]
+	for i := 0; i < len(rdn); i++ {
+		c := rdn[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		buf[i] = c
 	}
-	return kr.scope[string(buf[:len(p.Registrable)])]
+	return kr.scope[string(buf[:len(rdn)])]
 }

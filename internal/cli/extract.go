@@ -25,7 +25,7 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	hostField := fs.String("host-field", "", "with --log jsonl and --base, the dotted `path` of the field that holds each line's host (\"request.host\"): an origin-form request target (\"/a?b=1\") is resolved against --base with that host")
 	fs.Var(&jsonFields, "field", "with --log jsonl, the dotted `path` of a string field to search (\"message\", \"http.request.url\"); repeatable")
 	summary := fs.String("summary", "", "write a summary (inputs, bytes, URIs, rejections, invalid log lines) to `FILE` as one JSON object; with --errors jsonl it is also the last line on standard error")
-	base := fs.String("base", "", "with --log combined, the absolute `URI` origin-form request targets (\"/a?b\") are resolved against; without it they are written as they are")
+	base := fs.String("base", "", "with --log combined, the absolute `URI` origin-form request targets (\"/a?b\") are resolved against; without it they are written as they are. With --log jsonl, a --field that is such a target as a whole is resolved against it (without it, fields are only searched)")
 	return func(e *env, files []string) (code int) {
 		switch *format {
 		case "text", "jsonl", "tsv":

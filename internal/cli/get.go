@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/uriscan/uriscan"
-	"github.com/uriscan/uriscan/domain"
 	getfmt "github.com/uriscan/uriscan/format"
 )
 
@@ -39,7 +38,11 @@ func (g getFlags) compile(e *env, cmd string, fs *flag.FlagSet, domains bool) (*
 		}
 		return nil, 0, true
 	}
-	f, err := getfmt.Compile(*g.spec, g.rules())
+	var newSplit func() getfmt.SplitFunc
+	if linked.NewSplit != nil {
+		newSplit = func() getfmt.SplitFunc { return linked.NewSplit(*g.private) }
+	}
+	f, err := getfmt.Compile(*g.spec, newSplit)
 	if err != nil {
 		var se *getfmt.SyntaxError
 		msg := err.Error()
@@ -47,6 +50,9 @@ func (g getFlags) compile(e *env, cmd string, fs *flag.FlagSet, domains bool) (*
 			msg = "--get: " + se.Msg + " at offset " + strconv.Itoa(se.Offset) + " of " + strconv.Quote(se.Format)
 		}
 		return nil, e.usageError(cmd+": "+msg, e.cmd), false
+	}
+	if f.UsesDomains() && linked.NewSplit == nil {
+		return nil, e.handOff(cmd + " --get {etld}/{rdn}/{subdomain}"), false
 	}
 	return f, 0, true
 }
@@ -105,18 +111,23 @@ are uriscan's.
 `,
 }
 
-// rules are the public suffix rules --private-suffixes asks for.
-func (g getFlags) rules() domain.Rules {
-	if *g.private {
-		return domain.Private
+// splitter returns a new host splitter under --private-suffixes' rules,
+// or nil when this binary does not link the Public Suffix List (the caller
+// hands the run to uriscan-stores).
+func (g getFlags) splitter() hostSplit {
+	if linked.NewSplit == nil {
+		return nil
 	}
-	return domain.ICANN
+	return linked.NewSplit(*g.private)
 }
 
+// hostSplit is a Stores.NewSplit splitter.
+type hostSplit = func(host string) (subdomain, registrable, suffix string, ok bool)
+
 // appendDomainsJSON appends split --domains' keys for u's host.
-func appendDomainsJSON(b []byte, hosts *domain.Cache, u *uriscan.URI) []byte {
-	p, ok := hosts.Split(u.Host())
-	for _, f := range [...]struct{ key, v string }{{`,"etld":`, p.Suffix}, {`,"rdn":`, p.Registrable}, {`,"subdomain":`, p.Subdomain}} {
+func appendDomainsJSON(b []byte, split hostSplit, u *uriscan.URI) []byte {
+	sub, rdn, suffix, ok := split(u.Host())
+	for _, f := range [...]struct{ key, v string }{{`,"etld":`, suffix}, {`,"rdn":`, rdn}, {`,"subdomain":`, sub}} {
 		b = append(b, f.key...)
 		if !ok { // no registrable domain: all three null
 
@@ -129,9 +140,9 @@ func appendDomainsJSON(b []byte, hosts *domain.Cache, u *uriscan.URI) []byte {
 }
 
 // appendDomainsTSV appends split --domains' columns for u's host.
-func appendDomainsTSV(b []byte, hosts *domain.Cache, u *uriscan.URI) []byte {
-	p, ok := hosts.Split(u.Host())
-	for _, v := range [...]string{p.Suffix, p.Registrable, p.Subdomain} {
+func appendDomainsTSV(b []byte, split hostSplit, u *uriscan.URI) []byte {
+	sub, rdn, suffix, ok := split(u.Host())
+	for _, v := range [...]string{suffix, rdn, sub} {
 		b = append(b, '\t')
 		if !ok {
 			b = append(b, tsvNull...)

@@ -223,17 +223,18 @@ func TestDedupSummaryElapsed(t *testing.T) {
 // TestExtractJSONLRequestTarget: a Caddy-style line whose request.uri is
 // an origin-form target, with its host in request.host.
 func TestExtractJSONLRequestTarget(t *testing.T) {
-	in := `{"request":{"uri":"/a?b=1","host":"example.com"},"msg":"see http://x.example/y"}` + "\n" +
+	in := `{"request":{"uri":"/a?b=1","host":"example.com"},"msg":"/var/log/x failed, see http://x.example/y"}` + "\n" +
 		`{"request":{"uri":"/c","host":"bad host"}}` + "\n" +
 		`{"request":{"uri":"//evil.example/p"}}` + "\n"
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--field", "request.uri", "--field", "msg"}, "/a?b=1\nhttp://x.example/y\n/c\n"},
+		{[]string{"--field", "request.uri", "--field", "msg"}, "http://x.example/y\n"}, // without --base: searched, as text
 		{[]string{"--field", "request.uri", "--base", "https://f.example"}, "https://f.example/a?b=1\nhttps://f.example/c\n"},
 		{[]string{"--field", "request.uri", "--base", "https://f.example", "--host-field", "request.host"}, "https://example.com/a?b=1\nhttps://f.example/c\n"},
 		{[]string{"--field", "request.uri", "--base", "https://f.example", "--get", "{host}{path}"}, "f.example/a\nf.example/c\n"},
+		{[]string{"--field", "msg", "--base", "https://f.example"}, "http://x.example/y\n"},
 	} {
 		code, out, stderr := cli(t, in, append([]string{"extract", "--log", "jsonl"}, c.args...)...)
 		if code != 0 || out != c.want {
@@ -263,6 +264,11 @@ func TestDedupScope(t *testing.T) {
 	// private suffixes: user.github.io is its own registrable domain
 	if _, out, _ := cli(t, in, "dedup", "--scope", "rdn=user.github.io", "--private-suffixes"); out != "https://user.github.io/\n" {
 		t.Errorf("--private-suffixes: %q", out)
+	}
+	// the host of the normal form decides: %77ww is www; at the crawler
+	// level an IDN host is its A-label
+	if _, out, _ := cli(t, "http://%77ww.example.com/\nhttp://b%C3%BCcher.example.com/\n", "dedup", "--scope", "rdn=example.com", "--level", "crawler"); out != "http://%77ww.example.com/\nhttp://b%C3%BCcher.example.com/\n" {
+		t.Errorf("normal form's host: %q", out)
 	}
 	// --extract: URIs out of scope are left out
 	if _, out, _ := cli(t, "see https://a.example.com/x and https://b.example.org/y\n", "dedup", "--extract", "--scope", "rdn=example.org"); out != "https://b.example.org/y\n" {

@@ -213,11 +213,12 @@ func (w *logWorker) combined(c *chunk, l []byte, line, lineOff int64) {
 	}
 }
 
-// jsonl writes the URIs of a JSON line's --field strings. A field that is
-// an origin-form request target as a whole ("/a?b=1", as Caddy, Traefik
-// and Envoy log request.uri) is written as combined writes the request
-// target: resolved against --base, whose authority is the line's
-// --host-field when it has one.
+// jsonl writes the URIs of a JSON line's --field strings. With --base, a
+// field that is as a whole an origin-form request target ("/a?b=1", as
+// Caddy, Traefik and Envoy log request.uri) is written as combined writes
+// the request target: resolved against --base, whose authority is the
+// line's --host-field when it has one. Without --base every field is
+// searched (a message "/var/log/x failed, see https://..." is text).
 func (w *logWorker) jsonl(c *chunk, l []byte, line, lineOff int64) {
 	base := w.base
 	if w.hostPath != "" {
@@ -232,7 +233,7 @@ func (w *logWorker) jsonl(c *chunk, l []byte, line, lineOff int64) {
 			return
 		}
 		for _, f := range w.fields {
-			if len(f.Value) > 0 && f.Value[0] == '/' && (len(f.Value) == 1 || f.Value[1] != '/') {
+			if base != nil && isOriginForm(f.Value) {
 				w.wholeAgainst(c, f, l, line, lineOff, true, base)
 				continue
 			}
@@ -360,4 +361,14 @@ func authorityForm(v []byte) bool {
 		}
 	}
 	return true
+}
+
+// isOriginForm reports whether v is, as a whole, a path-absolute relative
+// reference: "/" and a path, with a query perhaps (RFC 7230's origin-form).
+func isOriginForm(v []byte) bool {
+	if len(v) == 0 || v[0] != '/' || len(v) > 1 && v[1] == '/' {
+		return false
+	}
+	u, err := uriscan.Parse(v)
+	return err == nil && !u.IsAbsolute() && !u.HasAuthority()
 }

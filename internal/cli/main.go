@@ -205,10 +205,10 @@ stream; a URI across two reads is found once.
 their escapes decoded) and writes the request target (origin-form
 resolved against --base when given), the referer and the URIs in the
 user agent, each with its field in jsonl and tsv; --log jsonl --field PATH
-searches the strings at dotted paths of JSON Lines, and writes a field that
-is an origin-form request target as a whole ("/a?b=1", Caddy's, Traefik's,
-Envoy's request.uri), resolved against --base when given, with the host
-of each line's --host-field PATH ("request.host") when given; --log columns --columns
+searches the strings at dotted paths of JSON Lines; with --base it writes a
+field that is an origin-form request target as a whole ("/a?b=1", Caddy's,
+Traefik's, Envoy's request.uri) resolved against --base, with the host of
+each line's --host-field PATH ("request.host") when given; --log columns --columns
 LIST searches the columns of lines split at each --delimiter byte (a tab by
 default), numbered from 1 as cut -f takes them, each match's field "$N"
 (a line without the delimiter is column 1 alone; cut passes it whole).
@@ -428,7 +428,7 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 	}
 	switch c.name {
 	case "validate", "split", "normalize", "resolve", "extract": // dedup: its own, on by default
-		fs.Bool("verify-input", false, "read each gzip, zstd, bzip2 or xz input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2); a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. Without it the lines before the damage are written, then the error")
+		fs.Bool("verify-input", false, "read each gzip, zstd or bzip2 input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2); a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. Without it the lines before the damage are written, then the error")
 	}
 	return fs, c.setup(fs)
 }
@@ -562,8 +562,9 @@ func mainUsage(w *bufio.Writer) {
 	w.WriteString(`Usage: uriscan COMMAND [FLAGS] [FILE...]
 
 uriscan reads URI references (RFC 3986), one per line, from each FILE in
-turn: "-" or no FILE at all is standard input; gzip, zstd, bzip2 and xz
-input, told by its magic number whatever its name, is decompressed, and a UTF-8
+turn: "-" or no FILE at all is standard input; gzip, zstd and bzip2 input,
+told by its magic number whatever its name, is decompressed (xz is refused:
+pipe it through xz -dc), and a UTF-8
 byte-order mark at its start is skipped (and said). Lines end in "\n" or
 "\r\n". A line longer than --max-line (1 MiB by default) is invalid,
 reported with its length and read past without being held in memory; a
@@ -635,7 +636,7 @@ func flagUsage(f *flag.Flag) string {
 }
 
 func commandUsage(w *bufio.Writer, c *command) {
-	fmt.Fprintf(w, "Usage: uriscan %s %s\n\n%s\n\nFILEs: \"-\" or none is standard input; gzip, zstd, bzip2 and xz are decompressed (told by their magic numbers); a UTF-8 byte-order mark is skipped.\n\nFlags:\n", c.name, c.synopsis, c.doc)
+	fmt.Fprintf(w, "Usage: uriscan %s %s\n\n%s\n\nFILEs: \"-\" or none is standard input; gzip, zstd and bzip2 are decompressed, xz refused (told by their magic numbers); a UTF-8 byte-order mark is skipped.\n\nFlags:\n", c.name, c.synopsis, c.doc)
 	fs, _ := newFlagSet(c)
 	// A one-letter flag "short for --NAME" is shown on NAME's line.
 	short := map[string]string{}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/uriscan/uriscan"
-	"github.com/uriscan/uriscan/domain"
 	"github.com/uriscan/uriscan/normalize"
 )
 
@@ -48,8 +47,8 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 				}
 			}
 			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
-			if *surtPS {
-				opts.PublicSuffix = domain.Registrable
+			if *surtPS && linked.NewSplit == nil {
+				return e.handOff("normalize --surt-public-suffix")
 			}
 			return e.eachLine(files, *workers, func() lineFn {
 				var buf, red []byte
@@ -60,6 +59,14 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 				// "u:pw@h)/p", "//u:pw@a.b/" "b,u:pw@a)/"), where no
 				// redaction of the key could find the password.
 				redact := e.rep.redacts()
+				opts := opts
+				if *surtPS { // surt's public suffix: tldextract's, ICANN rules
+					split := linked.NewSplit(false)
+					opts.PublicSuffix = func(host string) string {
+						_, rdn, _, _ := split(host)
+						return rdn
+					}
+				}
 				surt := func(dst, raw []byte) ([]byte, error) {
 					if redact && uriscan.HasPassword(raw) {
 						red = uriscan.AppendRedacted(red[:0], raw)

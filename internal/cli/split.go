@@ -3,8 +3,6 @@ package cli
 import (
 	"flag"
 	"strconv"
-
-	"github.com/uriscan/uriscan/domain"
 )
 
 // setupSplit: "uriscan split" writes one record per input line: a JSON
@@ -21,7 +19,9 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 		if !ok {
 			return code
 		}
-		rules := get.rules()
+		if *domains && linked.NewSplit == nil {
+			return e.handOff("split --domains")
+		}
 		if tmpl != nil {
 			for _, f := range []string{"format", "header", "flags", "domains"} {
 				if isFlagSet(fs, f) {
@@ -55,9 +55,9 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 			e.out.Write(appendSplitTSVHeader(nil, len(files) > 1, *flags, *domains))
 		}
 		return e.eachLine(files, *workers, func() lineFn {
-			var hosts *domain.Cache
+			var hosts hostSplit
 			if *domains {
-				hosts = domain.NewCache(rules)
+				hosts = get.splitter()
 			}
 			return func(k *sink, name string, s *recordScanner) {
 				file := recordFile(files, name)

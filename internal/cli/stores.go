@@ -31,6 +31,13 @@ type Stores struct {
 	// CPU writes the CPU's description, a line(name, value) each: brand,
 	// vendor, model, cores, caches, the extensions uriscan can use.
 	CPU func(line func(name, value string))
+	// NewSplit returns a new host splitter (package domain's, with a
+	// cache of its own) under the Public Suffix List's ICANN section, or
+	// with private the private one too: for --get's {etld} {rdn}
+	// {subdomain}, split --domains, dedup --scope, SURT's public suffix.
+	// The list links net/http (x/net/publicsuffix imports
+	// net/http/cookiejar): uriscan leaves it to uriscan-stores.
+	NewSplit func(private bool) func(host string) (subdomain, registrable, suffix string, ok bool)
 }
 
 // linked are the Stores of this binary (Main's; the tests' own).

@@ -1,7 +1,8 @@
 // Package full is what the lean uriscan binary leaves out of the command
 // (package cli): the persistent seen-sets, seen/keylog, seen/disk
-// (Pebble) and seen/redis (go-redis), and the CPU report of uriscan cpu
-// (klauspost/cpuid). cmd/uriscan-stores runs cli.Main(full.Stores); the
+// (Pebble) and seen/redis (go-redis), the CPU report of uriscan cpu
+// (klauspost/cpuid), and the Public Suffix List (package domain; x/net's
+// list links net/http). cmd/uriscan-stores runs cli.Main(full.Stores); the
 // tests of package cli link it too.
 package full
 
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/uriscan/uriscan/domain"
 	"github.com/uriscan/uriscan/internal/cli"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/disk"
@@ -25,6 +27,16 @@ var Stores = cli.Stores{
 	OpenRedis:  openRedis,
 	Damaged:    damaged,
 	CPU:        cpuLines,
+	NewSplit:   newSplit,
+}
+
+// newSplit is a host splitter of package domain (the Public Suffix List),
+// ICANN rules or with private the private section too.
+func newSplit(private bool) func(host string) (subdomain, registrable, suffix string, ok bool) {
+	if private {
+		return domain.NewSplitFunc(domain.Private)
+	}
+	return domain.NewSplitFunc(domain.ICANN)
 }
 
 // openDisk opens (or creates) the disk seen-set in dir: a key log
