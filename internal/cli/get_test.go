@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -285,5 +287,25 @@ func TestDedupScope(t *testing.T) {
 		if code, _, stderr := cli(t, "", append([]string{"dedup"}, c.args...)...); code != 2 || !strings.Contains(stderr, "dedup: --") {
 			t.Errorf("%v: exit %d, %q", c.args, code, stderr)
 		}
+	}
+}
+
+// TestMessagesNameTheCommand: a URI given where a file goes says how to
+// give it as a URI; a bad key file is reported by the command that read it.
+func TestMessagesNameTheCommand(t *testing.T) {
+	code, _, stderr := cli(t, "", "split", "http://example.com/")
+	if code != 2 || !strings.Contains(stderr, "no such file") || !strings.Contains(stderr, "uriscan split -u 'http://example.com/'") {
+		t.Errorf("split URI: exit %d, %q", code, stderr)
+	}
+	if _, _, stderr := cli(t, "", "dedup", "http://example.com/"); !strings.Contains(stderr, "echo 'http://example.com/' | uriscan dedup") {
+		t.Errorf("dedup URI: %q", stderr)
+	}
+	if _, _, stderr := cli(t, "", "split", "no-such-file.txt"); strings.Contains(stderr, "a URI, not a file") {
+		t.Errorf("a file name that is no URI: %q", stderr)
+	}
+	key := filepath.Join(t.TempDir(), "bad.key")
+	os.WriteFile(key, []byte("zz\n"), 0o600)
+	if code, _, stderr := cli(t, "http://a\n", "dedup", "--key-file", key); code != 2 || !strings.HasPrefix(stderr, "uriscan: dedup: key file ") {
+		t.Errorf("dedup bad key file: exit %d, %q", code, stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 
@@ -85,7 +86,7 @@ func (e *env) openWith(file string, mu *sync.Mutex) (in input, err error) {
 	} else {
 		f, err = os.Open(file)
 		if err != nil {
-			return in, err // *PathError names the file
+			return in, e.notAFileHint(file, err) // *PathError names the file
 		}
 		in.close, r = f.Close, f
 	}
@@ -358,4 +359,31 @@ func (e *tmpError) Error() string { return e.err.Error() }
 
 func (e *tmpError) msg(name, kind string) error {
 	return fmt.Errorf("%s: writing the temporary copy to verify the %s input in: %w", name, kind, e.err)
+}
+
+// notAFileHint adds to err, the error opening file, what to do when file
+// is not there and is an absolute URI: the user meant a URI, not a file.
+func (e *env) notAFileHint(file string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if u, perr := uriscan.ParseString(file); perr != nil || !u.IsAbsolute() {
+		return err
+	}
+	hint := "echo '" + file + "' | uriscan " + e.cmdName()
+	if e.cmd != nil {
+		switch e.cmd.name {
+		case "validate", "split", "normalize", "resolve":
+			hint = "uriscan " + e.cmd.name + " -u '" + file + "'"
+		}
+	}
+	return fmt.Errorf("%w (a URI, not a file? to read it as a URI: %s)", err, hint)
+}
+
+// cmdName is the command being run, or "COMMAND".
+func (e *env) cmdName() string {
+	if e.cmd == nil {
+		return "COMMAND"
+	}
+	return e.cmd.name
 }

@@ -262,7 +262,8 @@ func (e *env) keyHasher(keyFile string, level normalize.Level, cfg normalize.Nor
 	if keyFile != "" {
 		k, err := normalize.ReadKeyFile(keyFile)
 		if err != nil {
-			e.ioError(err.Error())
+			// normalize's error says "normalize:"; the command is this one.
+			e.ioError(e.cmdName() + ": " + strings.TrimPrefix(err.Error(), "normalize: "))
 			e.flush()
 			return nil, exitUsage
 		}
