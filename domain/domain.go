@@ -83,7 +83,7 @@ func cut(h string, n int) (p Parts, ok bool) {
 		return p, false // the host is a public suffix
 	}
 	rest := h[:len(h)-n-1] // without the dot before the suffix
-	dot := lastDot(rest)
+	dot := strings.LastIndexByte(rest, '.')
 	p.Registrable = h[dot+1:]
 	if dot >= 0 {
 		p.Subdomain = h[:dot]
@@ -102,7 +102,7 @@ func suffixLen(h string, rules Rules) int {
 	// under ICANN rules, the longest ICANN suffix of it, or its last
 	// label when there is none.
 	for {
-		dot := firstDot(s)
+		dot := strings.IndexByte(s, '.')
 		if dot < 0 {
 			return len(s)
 		}
@@ -146,24 +146,6 @@ func hasUpper(s string) bool {
 		}
 	}
 	return false
-}
-
-func lastDot(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '.' {
-			return i
-		}
-	}
-	return -1
-}
-
-func firstDot(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '.' {
-			return i
-		}
-	}
-	return -1
 }
 
 // Registrable returns host's registrable domain under ICANN rules, or ""

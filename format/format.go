@@ -150,13 +150,13 @@ func Compile(format string, newSplit func() SplitFunc) (*Format, error) {
 				i++
 				continue
 			case 't', 'n', 'r':
-				text = append(text, map[byte]byte{'t': '\t', 'n': '\n', 'r': '\r'}[e])
+				text = append(text, "\t\n\r"[strings.IndexByte("tnr", e)])
 				i++
 				continue
 			}
 		}
 		if open == 0 && (c == '{' || c == '[') {
-			open, close = c, map[byte]byte{'{': '}', '[': ']'}[c]
+			open, close = c, c+2 // '{' '}' and '[' ']' are two apart
 		}
 		if c != open || open == 0 {
 			text = append(text, c)

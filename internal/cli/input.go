@@ -211,7 +211,7 @@ func (d decompressor) Close() { d.close() }
 // openError words an error starting to decompress (a broken header) as
 // before: "gunzip NAME: REASON", "unzstd NAME: REASON".
 func (d decompressor) openError(name string, err error) error {
-	op := map[string]string{"gzip": "gunzip", "zstd": "unzstd", "bzip2": "bunzip2", "xz": "unxz"}[d.kind]
+	op := map[string]string{"gzip": "gunzip", "zstd": "unzstd", "bzip2": "bunzip2"}[d.kind]
 	return &os.PathError{Op: op, Path: name, Err: err}
 }
 
