@@ -565,7 +565,7 @@ func (kr *keyer) line(k *sink, name string, s *recordScanner) {
 		// Taken in its repaired form (and still invalid for the exit
 		// status, as normalize --repair).
 		if !k.rep.quiet {
-			k.err = appendRepair(k.err, name, s.Line(), kr.fixedRep, k.rep.jsonl)
+			k.err = appendRepair(k.err, name, s.Line(), kr.fixedRep, k.rep)
 		}
 		count = countRepaired
 		kr.add(k, &kr.fixedURI)

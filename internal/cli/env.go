@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/uriscan/uriscan"
 )
 
 const writeBufSize = 64 << 10
@@ -55,6 +57,10 @@ type env struct {
 	ioFail       bool  // an input could not be read: exit 2
 	invalid      bool  // some line was invalid: exit 1
 	allowInvalid bool  // --allow-invalid: invalid lines do not make the exit status 1
+	// longRun, if set (extract --rejects), reports a run of URI bytes
+	// longer than uriscan.MaxExtractLength that the reader skips (see
+	// pipeline.skipRun).
+	longRun func(k *sink, name string, m uriscan.Match, lineStart int64, head []byte)
 	werr         error // first error writing output; stops the input loop
 	halt         bool  // the command stopped the input loop (a store error)
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"flag"
 	"strconv"
 	"strings"
@@ -11,7 +12,7 @@ import (
 
 // setupExtract: "uriscan extract" writes the URIs found in free text.
 func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
-	format := fs.String("format", "text", "`text` (each URI's bytes, one per line), jsonl or tsv (file, line, offset, URI)")
+	format := fs.String("format", "text", "`text` (each URI's bytes, one per line), jsonl or tsv (line, offset in the line, URI; the file first when the run reads several inputs)")
 	schemes := fs.String("schemes", "http,https", "the `schemes` that count, comma-separated (case-insensitive)")
 	anyScheme := fs.Bool("any-scheme", false, "take every syntactically valid scheme of at least --min-scheme bytes")
 	minScheme := fs.Int("min-scheme", 3, "the shortest scheme --any-scheme takes, in `bytes` (so that \"a:b\" in prose is not a URI)")
@@ -71,6 +72,11 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 		if lm != nil {
 			return e.parallel(files, max(*workers, 1), false, lm.worker, lm.longLine)
 		}
+		if *rejects {
+			e.longRun = func(k *sink, name string, m uriscan.Match, lineStart int64, head []byte) {
+				writeMatch(k, name, *format, "", nil, m, lineStart, head, longRunReason)
+			}
+		}
 		return e.parallel(files, max(*workers, 1), true, func(p *pipeline) func(*chunk) {
 			x := &uriscan.Extractor{Schemes: x.Schemes, AnyScheme: x.AnyScheme, MinSchemeLen: x.MinSchemeLen, Rejects: x.Rejects}
 			var ms []uriscan.Match
@@ -80,12 +86,17 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 			}
 			return func(c *chunk) {
 				ms = x.AppendAfter(ms[:0], c.data, c.before)
+				lineStart, seen := c.lineStart, 0 // c.data[:seen] searched for '\n'
 				for _, m := range ms {
+					if i := bytes.LastIndexByte(c.data[seen:m.Start], '\n'); i >= 0 {
+						lineStart = c.off + int64(seen+i+1)
+					}
+					seen = int(m.Start)
 					text := c.data[m.Start:m.End]
 					m.Start += c.off
 					m.End += c.off
 					m.Line += int64(c.line)
-					emitMatch(p, c, *format, "", get, m, text)
+					emitMatch(p, c, *format, "", get, m, lineStart, text)
 				}
 			}
 		}, nil)
@@ -103,43 +114,66 @@ type extractSummary struct {
 }
 
 // emitMatch writes one match (text its bytes) of chunk c: to the output,
-// or, in text and tsv, to standard error if it is a rejection.
-func emitMatch(p *pipeline, c *chunk, format, field string, get *getfmt.Format, m uriscan.Match, text []byte) {
-	if m.Rejected {
-		c.k.rejected++
-	} else {
-		c.k.uris++
-	}
-	text = shownBytes(text, c.k.rep.redacts())
-	if m.Rejected && format != "jsonl" {
-		switch {
-		case c.k.rep.quiet:
-		case c.k.rep.jsonl:
-			c.k.err = appendMatch(c.k.err, "jsonl", c.name, field, m, text)
-		default:
-			c.k.err = appendMatch(c.k.err, format, c.name, field, m, text)
-		}
-	} else if get != nil {
-		if u, err := uriscan.Parse(text); err == nil { // text is redacted
-			c.k.out = get.Append(c.k.out, &u)
-		}
-		c.k.out = append(c.k.out, '\n')
-	} else {
-		c.k.out = appendMatch(c.k.out, format, c.name, field, m, text)
-	}
+// or, in text and tsv, to standard error if it is a rejection. lineStart
+// is the input offset of the line it is in.
+func emitMatch(p *pipeline, c *chunk, format, field string, get *getfmt.Format, m uriscan.Match, lineStart int64, text []byte) {
+	writeMatch(&c.k, c.name, format, field, get, m, lineStart, text, "")
 	p.handOver(c) // (reports too: a chunk can hold 50,000 rejections)
 }
 
+// writeMatch is emitMatch's writing, in k; reason, for a rejection, is
+// why it is one ("": it is no URI-reference).
+func writeMatch(k *sink, name, format, field string, get *getfmt.Format, m uriscan.Match, lineStart int64, text []byte, reason string) {
+	if m.Rejected {
+		k.rejected++
+	} else {
+		k.uris++
+	}
+	text = shownBytes(text, k.rep.redacts())
+	file := name
+	if !k.rep.withFile {
+		file = ""
+	}
+	if m.Rejected && format != "jsonl" {
+		switch {
+		case k.rep.quiet:
+		case k.rep.jsonl:
+			k.err = appendMatch(k.err, "jsonl", file, field, m, lineStart, text, reason)
+		case format == "tsv":
+			k.err = appendMatch(k.err, format, file, field, m, lineStart, text, reason)
+		default:
+			k.err = appendMatch(k.err, format, name, field, m, lineStart, text, reason)
+		}
+	} else if get != nil {
+		if u, err := uriscan.Parse(text); err == nil { // text is redacted
+			k.out = get.Append(k.out, &u)
+		}
+		k.out = append(k.out, '\n')
+	} else {
+		k.out = appendMatch(k.out, format, file, field, m, lineStart, text, reason)
+	}
+}
+
+// longRunReason is the reason given for a run of URI bytes extract skips.
+var longRunReason = "a run of more than " + strconv.Itoa(uriscan.DefaultBufferSize) + " bytes that a URI may hold, skipped but for its last " + strconv.Itoa(uriscan.MaxExtractLength) + " (its first bytes shown)"
+
 // appendMatch appends one match in the format: its bytes (text), a JSON
-// object or a TSV row; field is the log field it was found in, or "".
-func appendMatch(b []byte, format, name, field string, m uriscan.Match, text []byte) []byte {
+// object or a TSV row (with file first, unless it is ""; a text rejection
+// always names it); field is the log field it was found in, or "".
+// "offset" is the match's byte offset in its line (m.Start-lineStart),
+// as everywhere in uriscan's output; jsonl's "byte_offset" is its offset
+// in the input (m.Start), grep -b's.
+//
+// A rejection with a reason has it in jsonl ("reason") and in text, in
+// place of "not a URI".
+func appendMatch(b []byte, format, file, field string, m uriscan.Match, lineStart int64, text []byte, reason string) []byte {
 	switch format {
 	case "jsonl":
-		b = append(b, `{"file":`...)
-		b = appendJSONString(b, name)
-		b = append(b, `,"line":`...)
+		b = appendRecordStart(b, file)
 		b = strconv.AppendInt(b, m.Line, 10)
 		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, m.Start-lineStart, 10)
+		b = append(b, `,"byte_offset":`...)
 		b = strconv.AppendInt(b, m.Start, 10)
 		if field != "" {
 			b = append(b, `,"field":`...)
@@ -149,6 +183,10 @@ func appendMatch(b []byte, format, name, field string, m uriscan.Match, text []b
 		b = appendJSONString(b, view(text))
 		if m.Rejected {
 			b = append(b, `,"valid":false`...)
+			if reason != "" {
+				b = append(b, `,"reason":`...)
+				b = appendJSONString(b, reason)
+			}
 		} else {
 			u, _ := uriscan.Parse(text)
 			b = append(b, `,"valid":true,"scheme":`...)
@@ -166,11 +204,13 @@ func appendMatch(b []byte, format, name, field string, m uriscan.Match, text []b
 		}
 		b = append(b, '}')
 	case "tsv":
-		b = append(b, name...)
-		b = append(b, '\t')
+		if file != "" {
+			b = append(b, file...)
+			b = append(b, '\t')
+		}
 		b = strconv.AppendInt(b, m.Line, 10)
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, m.Start, 10)
+		b = strconv.AppendInt(b, m.Start-lineStart, 10)
 		b = append(b, '\t')
 		if field != "" {
 			b = append(b, field...)
@@ -182,15 +222,20 @@ func appendMatch(b []byte, format, name, field string, m uriscan.Match, text []b
 		b = append(b, text...)
 	default:
 		if m.Rejected {
-			b = append(b, "uriscan: "+name+":"...)
+			b = append(b, "uriscan: "+file+":"...)
 			b = strconv.AppendInt(b, m.Line, 10)
 			b = append(b, ": offset "...)
-			b = strconv.AppendInt(b, m.Start, 10)
+			b = strconv.AppendInt(b, m.Start-lineStart, 10)
 			if field != "" {
 				b = append(b, ": "...)
 				b = append(b, field...)
 			}
-			b = append(b, ": not a URI: "...)
+			if reason == "" {
+				reason = "not a URI"
+			}
+			b = append(b, ": "...)
+			b = append(b, reason...)
+			b = append(b, ": "...)
 			b = appendEcho(b, text, int64(len(text)), false) // redacted by the caller
 		} else {
 			b = append(b, text...)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/uriscan/uriscan"
 )
 
 func TestGet(t *testing.T) {
@@ -307,5 +309,56 @@ func TestMessagesNameTheCommand(t *testing.T) {
 	os.WriteFile(key, []byte("zz\n"), 0o600)
 	if code, _, stderr := cli(t, "http://a\n", "dedup", "--key-file", key); code != 2 || !strings.HasPrefix(stderr, "uriscan: dedup: key file ") {
 		t.Errorf("dedup bad key file: exit %d, %q", code, stderr)
+	}
+}
+
+// TestExtractLongRun: a run of more than uriscan.MaxExtractLength bytes
+// that a URI may hold is skipped but for its end, and reported with
+// --rejects (once, with its line, offsets and first bytes), read from a
+// pipe or a mapped file, with any chunk size and number of workers; the
+// URIs around it are found, and without --rejects nothing is said.
+func TestExtractLongRun(t *testing.T) {
+	run := "http://long.example/" + strings.Repeat("a", uriscan.DefaultBufferSize+uriscan.MaxExtractLength)
+	in := "before http://a/ x\nsee " + run + " after http://b/\nhttp://c/\n"
+	file := writeFile(t, "long.txt", in)
+	want := []string{"http://a/", run[:echoMax], "http://b/", "http://c/"}
+	for _, size := range []int{4096, 256 << 10} {
+		setChunks(t, size, 1<<20)
+		for _, w := range []string{"1", "2"} {
+			for _, how := range []string{"file", "mapped", "stdin"} {
+				args := []string{"extract", "--format", "jsonl", "--rejects", "--workers", w}
+				if how != "stdin" {
+					args = append(args, file)
+				}
+				mapInputs = map[string]int{"stdin": mapAuto, "file": mapNever, "mapped": mapAlways}[how]
+				code, out, errs := cli(t, in, args...)
+				mapInputs = mapAuto
+				got := lines(out)
+				if code != 0 || errs != "" || len(got) != len(want) {
+					t.Fatalf("chunks of %d, --workers %s, %s: exit %d, stderr %q, %d records", size, w, how, code, errs, len(got))
+				}
+				for i, l := range got {
+					m := decode(t, l)
+					uri, _ := m["uri"].(string)
+					if i != 1 && uri != want[i] {
+						t.Errorf("record %d: %.300s, want %.300s", i, l, want[i])
+					}
+				}
+				m := decode(t, got[1])
+				if m["valid"] != false || m["line"] != 2.0 || m["offset"] != 4.0 || m["byte_offset"] != float64(strings.Index(in, run)) ||
+					m["uri"] != run[:echoMax] || !strings.Contains(m["reason"].(string), "skipped") {
+					t.Errorf("chunks of %d, --workers %s, %s: the run's record %.300s", size, w, how, got[1])
+				}
+			}
+		}
+	}
+	// Text: on standard error, with its line and offset; not without
+	// --rejects.
+	if code, out, errs := cli(t, in, "extract", "--rejects"); code != 0 || out != "http://a/\nhttp://b/\nhttp://c/\n" ||
+		!strings.HasPrefix(errs, "uriscan: <stdin>:2: offset 4: a run of more than 262144 bytes") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("text --rejects: exit %d, stdout %.300q, stderr %.300q", code, out, errs)
+	}
+	if code, out, errs := cli(t, in, "extract"); code != 0 || out != "http://a/\nhttp://b/\nhttp://c/\n" || errs != "" {
+		t.Errorf("text: exit %d, stdout %.300q, stderr %.300q", code, out, errs)
 	}
 }

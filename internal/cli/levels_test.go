@@ -22,7 +22,7 @@ func TestRawLevels(t *testing.T) {
 		t.Errorf("w3lib: exit %d, %q, want %q (stderr %q)", code, out, want, errs)
 	}
 	_, out, _ = cli(t, "http://h/a\n", "normalize", "--level", "w3lib", "--format", "jsonl")
-	if !strings.Contains(out, `"valid":true,"input":"http://h/a","normalized":"http://h/a","hash":"`) {
+	if !strings.Contains(out, `"input":"http://h/a","valid":true,"normalized":"http://h/a","hash":"`) {
 		t.Errorf("w3lib jsonl %q", out)
 	}
 	_, out, _ = cli(t, "mailto:x\n", "normalize", "--level", "safebrowsing", "--format", "jsonl")

@@ -294,7 +294,7 @@ func (w *logWorker) search(c *chunk, f logformat.Field, l []byte, line, lineOff 
 			at += m.Start
 		}
 		m.Start, m.End, m.Line = at, at+int64(len(text)), line
-		emitMatch(w.p, c, w.format, f.Name, w.get, m, text)
+		emitMatch(w.p, c, w.format, f.Name, w.get, m, lineOff, text)
 	}
 }
 
@@ -318,7 +318,7 @@ func (w *logWorker) wholeAgainst(c *chunk, f logformat.Field, l []byte, line, li
 	if err != nil {
 		if w.x.Rejects {
 			m.Rejected = true
-			emitMatch(w.p, c, w.format, f.Name, w.get, m, v)
+			emitMatch(w.p, c, w.format, f.Name, w.get, m, lineOff, v)
 		}
 		return
 	}
@@ -332,7 +332,7 @@ func (w *logWorker) wholeAgainst(c *chunk, f logformat.Field, l []byte, line, li
 		}
 		v = w.buf
 	}
-	emitMatch(w.p, c, w.format, f.Name, w.get, m, v)
+	emitMatch(w.p, c, w.format, f.Name, w.get, m, lineOff, v)
 }
 
 func (w *logWorker) schemeCounts(s string) bool {

@@ -27,17 +27,21 @@ func TestExtractLogCombined(t *testing.T) {
 		`1.1.1.1 - - [01/Mar/2024:00:00:06 +0000] "\x16\x03\x01 see http://tls.example/" 400 0 "-" "-"`,
 	}, "\n") + "\n"
 	code, out, errs := cli(t, log, "extract", "--log", "combined", "--base", "https://site.example/", "--format", "tsv")
-	at := func(s string) string { return strconv.Itoa(strings.Index(log, s)) }
+	// "offset" is in the line.
+	at := func(s string) string {
+		i := strings.Index(log, s)
+		return strconv.Itoa(i - strings.LastIndexByte(log[:i], '\n') - 1)
+	}
 	want := strings.Join([]string{
-		"<stdin>\t1\t" + at("/a/b?q=1") + "\trequest\thttps://site.example/a/b?q=1",
-		"<stdin>\t1\t" + at("https://ref") + "\treferer\thttps://ref.example/p",
-		"<stdin>\t1\t" + at("http://www.google") + "\tuser_agent\thttp://www.google.com/bot.html",
-		"<stdin>\t2\t" + at("http://abs") + "\trequest\thttp://abs.example/x",
+		"1\t" + at("/a/b?q=1") + "\trequest\thttps://site.example/a/b?q=1",
+		"1\t" + at("https://ref") + "\treferer\thttps://ref.example/p",
+		"1\t" + at("http://www.google") + "\tuser_agent\thttp://www.google.com/bot.html",
+		"2\t" + at("http://abs") + "\trequest\thttp://abs.example/x",
 		// Decoded, line 3's target holds a raw é and its referer a raw
 		// '"': not URIs, so rejections (not shown without --rejects).
-		"<stdin>\t4\t" + at("/clf") + "\trequest\thttps://site.example/clf",
+		"4\t" + at("/clf") + "\trequest\thttps://site.example/clf",
 		// A field that was decoded: the offset is the field's.
-		"<stdin>\t9\t" + at(`\x16`) + "\trequest_line\thttp://tls.example/",
+		"9\t" + at(`\x16`) + "\trequest_line\thttp://tls.example/",
 	}, "\n") + "\n"
 	if code != 1 || out != want {
 		t.Errorf("exit %d, stdout\n%s\nwant\n%s\nstderr %s", code, out, want, errs)
@@ -120,14 +124,16 @@ func TestExtractLogColumns(t *testing.T) {
 	}
 	for i, l := range got {
 		m := decode(t, l)
-		off := int(m["offset"].(float64))
-		if m["uri"] != want[i].uri || m["field"] != want[i].field || off+len(want[i].uri) > len(in) || in[off:off+len(want[i].uri)] != want[i].uri {
+		// "byte_offset" is in the input, "offset" in the line.
+		off := int(m["byte_offset"].(float64))
+		col := off - strings.LastIndexByte(in[:off], '\n') - 1
+		if m["uri"] != want[i].uri || m["field"] != want[i].field || off+len(want[i].uri) > len(in) || in[off:off+len(want[i].uri)] != want[i].uri || m["offset"] != float64(col) {
 			t.Errorf("match %d: %s, want %v", i, l, want[i])
 		}
 	}
 	// Another delimiter; tsv names the field.
 	_, out, _ = cli(t, "a|http://x.example/|http://y.example/\n", "extract", "--log", "columns", "--delimiter", "|", "--columns", "3", "--format", "tsv")
-	if out != "<stdin>\t1\t20\t$3\thttp://y.example/\n" {
+	if out != "1\t20\t$3\thttp://y.example/\n" {
 		t.Errorf("--delimiter '|': %q", out)
 	}
 	for _, tc := range []struct {

@@ -138,7 +138,7 @@ keys, so that "similar" URLs are one: dedup --level shape keeps one of
 each). --repair percent-encodes what the strict
 grammar rejects in an invalid line, as browsers do, and reports it on
 standard error; the line still counts as invalid. With --format jsonl each
-line is {"line":N,"input":...,"normalized":...,"hash":HEX}, the hash being the
+line is {"line":N,"input":...,"valid":true,"normalized":...,"hash":HEX}, the hash being the
 keyed HighwayHash-128 of the normal form (random key unless --key-file). An
 invalid line gives an empty line (its JSON error object with jsonl), and its
 position and reason go to standard error.`,
@@ -191,8 +191,10 @@ the same whatever N.`,
 		summary:  "write the URIs found in logs and free text, in input order",
 		doc: `Finds absolute URIs in any text (logs, mail, pages) and writes each one's
 bytes on a line of its own, in input order (so "uriscan extract log | sort
--u" works); --format jsonl writes {"file","line","offset","uri","valid",
-"scheme","host"} and tsv the file, line, offset and URI. The classification
+-u" works); --format jsonl writes {"line","offset","byte_offset","uri",
+"valid","scheme","host"} and tsv the line, offset and URI ("offset" counts
+in the line, "byte_offset" in the input; "file" comes first when the run
+reads several inputs: docs/output.md). The classification
 kernel finds the candidate colons a block at a time; each candidate is
 delimited as RFC 3986 Appendix C recommends (whitespace, quotes, <...>,
 <URL:...>), loses trailing sentence punctuation (. , ; : ! ? ') and any
@@ -306,6 +308,7 @@ func (e *env) dispatch(args []string) int {
 		if err != nil {
 			return e.usageError(c.name+": "+flagError(err, args[1:]), c)
 		}
+		e.rep.withFile = len(files) > 1
 		if f := fs.Lookup("max-line"); f != nil {
 			n := f.Value.(flag.Getter).Get().(int)
 			if n < 1 || n > uriscan.MaxLength-2 {

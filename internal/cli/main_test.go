@@ -982,12 +982,14 @@ func TestExtractCommand(t *testing.T) {
 	for _, l := range lines(out) {
 		recs = append(recs, decode(t, l))
 	}
+	// "offset" is in the line, "byte_offset" in the input.
 	if len(recs) != 5 || recs[0]["offset"] != 21.0 || recs[0]["host"] != "a" || recs[3]["line"] != 2.0 ||
+		recs[3]["offset"] != 8.0 || recs[3]["byte_offset"] != float64(strings.Index(log, "http://md/x")) ||
 		recs[4]["uri"] != "http://[::1" || recs[4]["valid"] != false {
 		t.Fatalf("jsonl: %s", out)
 	}
 	_, out, _ = cli(t, log, "extract", "--format", "tsv", "--schemes", "mailto,https")
-	if out != "<stdin>\t1\t51\thttps://r/x\n<stdin>\t2\t126\tmailto:joe@example.com\n" {
+	if out != "1\t51\thttps://r/x\n2\t41\tmailto:joe@example.com\n" {
 		t.Fatalf("tsv: %q", out)
 	}
 	var gz bytes.Buffer

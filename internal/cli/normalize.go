@@ -115,7 +115,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 					if v, err := uriscan.Parse(fixed); err == nil {
 						u, perr = &v, nil
 						if !k.rep.quiet {
-							k.err = appendRepair(k.err, name, s.Line(), rep, k.rep.jsonl)
+							k.err = appendRepair(k.err, name, s.Line(), rep, k.rep)
 						}
 					}
 				}
@@ -142,9 +142,9 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 					sum, canon := h.Sum(u), h.Canonical()
 					buf = appendRecordStart(buf, recordFile(files, name))
 					buf = strconv.AppendInt(buf, int64(s.Line()), 10)
-					buf = append(buf, `,"valid":true,"input":`...)
+					buf = append(buf, `,"input":`...)
 					buf = appendJSONString(buf, view(shownBytes(s.Bytes(), k.rep.redacts())))
-					buf = append(buf, `,"normalized":`...)
+					buf = append(buf, `,"valid":true,"normalized":`...)
 					buf = appendJSONString(buf, view(canon))
 					buf = append(buf, `,"hash":"`...)
 					buf = hex.AppendEncode(buf, sum[:])
@@ -203,9 +203,9 @@ func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Has
 	sum := h.SumBytes(shown) // as shown: dedup's key
 	b := appendRecordStart(k.out, file)
 	b = strconv.AppendInt(b, int64(s.Line()), 10)
-	b = append(b, `,"valid":true,"input":`...)
+	b = append(b, `,"input":`...)
 	b = appendJSONString(b, view(shownBytes(s.Bytes(), k.rep.redacts())))
-	b = append(b, `,"normalized":`...)
+	b = append(b, `,"valid":true,"normalized":`...)
 	b = appendJSONString(b, view(shown))
 	b = append(b, `,"hash":"`...)
 	b = hex.AppendEncode(b, sum[:])
@@ -227,11 +227,13 @@ func appendRepaired(b []byte, r normalize.Repairs) []byte {
 }
 
 // appendRepair appends "NAME:LINE: repaired: ..." (what Repair did) to b.
-func appendRepair(b []byte, name string, line int, r normalize.Repairs, jsonl bool) []byte {
-	if jsonl {
-		b = append(b, `{"file":`...)
-		b = appendJSONString(b, name)
-		b = append(b, `,"line":`...)
+func appendRepair(b []byte, name string, line int, r normalize.Repairs, rep *reports) []byte {
+	if rep.jsonl {
+		file := name
+		if !rep.withFile {
+			file = ""
+		}
+		b = appendRecordStart(b, file)
 		b = strconv.AppendInt(b, int64(line), 10)
 		return append(appendRepaired(b, r), "}\n"...)
 	}

@@ -214,15 +214,17 @@ type chunk struct {
 	// Line numbers: the worker counts the chunk's lines (lb.lines), then
 	// takes the lines before it from the previous chunk of the input
 	// (prev), or first when there is none; line is the result.
-	lb, prev *lineBase
-	first    int
-	line     int
-	k        sink
-	pieces   chan sink     // output handed over before the chunk is done
-	back     chan sink     // the pieces' buffers, written (see handOver)
-	spare    sink          // the chunk's second buffers, unless lent
-	lent     int           // sets of buffers with the writer (or in back)
-	done     chan struct{} // closed when k is complete
+	lb, prev   *lineBase
+	first      int
+	line       int
+	firstStart int64 // as first, for lineStart
+	lineStart  int64 // the input offset of the line data[0] is in
+	k          sink
+	pieces     chan sink     // output handed over before the chunk is done
+	back       chan sink     // the pieces' buffers, written (see handOver)
+	spare      sink          // the chunk's second buffers, unless lent
+	lent       int           // sets of buffers with the writer (or in back)
+	done       chan struct{} // closed when k is complete
 	// turn, for a big chunk (see bigChunk), is closed when the writer
 	// comes to it: its worker waits for that before it handles it.
 	turn chan struct{}
@@ -259,7 +261,10 @@ type decisions struct {
 // read it after the chunk itself was written and recycled.
 type lineBase struct {
 	line, lines int
-	done        chan struct{}
+	// start is the input offset of the line the chunk begins in, end of
+	// the line it ends in (after its last '\n'), for offsets in a line.
+	start, end int64
+	done       chan struct{}
 }
 
 // pipeline is one run of eachLine or extract.
@@ -312,6 +317,9 @@ type pipeline struct {
 	off   int64
 	last  *lineBase
 	line  int
+	// lineStart is the input offset of the line at the reader's position
+	// (as line, once the chunks before it are counted).
+	lineStart int64
 	// seq numbers the chunks sent (see chunk.seq); dec orders their
 	// decisions.
 	seq int64
@@ -481,12 +489,16 @@ func (p *pipeline) dropWritten(c *chunk) {
 func count(c *chunk) {
 	lb := c.lb
 	lb.lines = bytes.Count(c.data, nl)
-	lb.line = c.first
+	lb.line, lb.start = c.first, c.firstStart
 	if c.prev != nil {
 		<-c.prev.done
-		lb.line = c.prev.line + c.prev.lines
+		lb.line, lb.start = c.prev.line+c.prev.lines, c.prev.end
 	}
-	c.line = lb.line
+	lb.end = lb.start
+	if i := bytes.LastIndexByte(c.data, '\n'); i >= 0 {
+		lb.end = c.off + int64(i) + 1
+	}
+	c.line, c.lineStart = lb.line, lb.start
 	close(lb.done)
 }
 
@@ -876,7 +888,7 @@ func (p *pipeline) send(c *chunk, data []byte) {
 	}
 	c.data, c.off, c.input = data, p.off, p.input
 	c.lb = &lineBase{done: make(chan struct{})}
-	c.prev, c.first = p.last, p.line
+	c.prev, c.first, c.firstStart = p.last, p.line, p.lineStart
 	p.last = c.lb
 	p.chain(c)
 	p.advance(int64(len(data)))
@@ -892,12 +904,28 @@ func (p *pipeline) advance(n int64) {
 	p.e.prog.add(n, 0)
 }
 
+// skipRun reports (extract --rejects: env.longRun) a run of URI bytes
+// longer than uriscan.MaxExtractLength, which starts at the reader's
+// position with run (its bytes so far) and which the reader skips but for
+// its end: a URI of that length is no URI a crawler or a log keeps, and
+// holding it would make memory unbounded. It goes in c, before c's
+// matches, as a rejection with its first bytes.
+func (p *pipeline) skipRun(c *chunk, run []byte) {
+	if p.e.longRun == nil {
+		return
+	}
+	line := p.lineNow() // no line end in the run: its line is the reader's
+	head := run[:min(len(run), echoMax)]
+	m := uriscan.Match{Start: p.off, End: p.off + int64(len(head)), Line: int64(line) + 1, Rejected: true}
+	p.e.longRun(&c.k, c.name, m, p.lineStart, head)
+}
+
 // lineNow returns the number of lines before the reader's position,
 // waiting for the workers to have counted them.
 func (p *pipeline) lineNow() int {
 	if p.last != nil {
 		<-p.last.done
-		p.line, p.last = p.last.line+p.last.lines, nil
+		p.line, p.lineStart, p.last = p.last.line+p.last.lines, p.last.end, nil
 	}
 	return p.line
 }
@@ -1050,7 +1078,7 @@ func (p *pipeline) readInput(file string) bool {
 	in, err := p.e.openQuiet(file)
 	c.name = in.name
 	c.k.err = append(c.k.err, in.note...) // said before the input's lines
-	p.off, p.last, p.line = 0, nil, 0
+	p.off, p.last, p.line, p.lineStart = 0, nil, 0, 0
 	if in.note != "" {
 		p.readBytes.Add(int64(len(utf8BOM))) // the byte-order mark skipped
 		p.e.prog.add(int64(len(utf8BOM)), 0)
@@ -1072,7 +1100,7 @@ func (p *pipeline) readInput(file string) bool {
 			p.sendDone(c)
 			return false
 		}
-		p.off, p.line = st.Offset, st.Line
+		p.off, p.line, p.lineStart = st.Offset, st.Line, st.Offset
 	}
 	if data, err := p.mapInput(&in); err == nil && data != nil {
 		in.close() // the mapping stays valid
@@ -1201,6 +1229,7 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 	// Offsets in the whole mapping, whose pages are aligned, are base+pos.
 	base := len(p.mapped) - len(data)
 	skipFrom := -1 // where the pages of a run being skipped are kept from
+	inRun := false // a run being skipped was reported (see skipRun)
 	pos := 0
 	for pos < len(data) {
 		if p.stopping() {
@@ -1247,6 +1276,10 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 				cut = len(rest) // a run to the end of the input
 			} else {
 				drop := window - uriscan.MaxExtractLength // keep the run's end
+				if !inRun {
+					p.skipRun(c, w)
+					inRun = true
+				}
 				if skipFrom < 0 {
 					skipFrom = base + pos
 				}
@@ -1269,7 +1302,7 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 		}
 		p.send(c, rest[:cut:cut])
 		pos += cut
-		skipFrom = -1
+		skipFrom, inRun = -1, false
 		if c = p.get(); c == nil {
 			return false
 		}
@@ -1287,8 +1320,9 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 // for standard error already); false if the run is quitting.
 func (p *pipeline) read(c *chunk, r io.Reader) bool {
 	var (
-		have  int // bytes of c.buf read (from p.off)
-		empty int // reads in a row that gave nothing
+		inRun bool // a run being skipped was reported (see skipRun)
+		have  int  // bytes of c.buf read (from p.off)
+		empty int  // reads in a row that gave nothing
 		m     int
 		err   error
 		cut   int
@@ -1341,6 +1375,10 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 			} else if cut == 0 {
 				// A run of URI bytes longer than the buffer: keep its end
 				// (as uriscan.ExtractScanner does).
+				if !inRun {
+					p.skipRun(c, c.buf[:have])
+					inRun = true
+				}
 				drop := have - uriscan.MaxExtractLength
 				c.before = c.buf[drop-1]
 				have = copy(c.buf, c.buf[drop:have])
@@ -1375,7 +1413,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 		next.name, next.before = c.name, c.buf[cut-1]
 		have = copy(next.buf, c.buf[cut:have])
 		p.send(c, c.buf[:cut])
-		c = next
+		c, inRun = next, false
 	}
 }
 
@@ -1507,7 +1545,7 @@ func (p *pipeline) longLine(c *chunk, have int, r io.Reader) (*chunk, int, bool)
 	name := c.name
 	p.sendDone(c)
 	p.advance(int64(have) + nr.n)
-	p.line = line + 1
+	p.line, p.lineStart = line+1, p.off
 	next := p.get()
 	if next == nil {
 		return nil, 0, false

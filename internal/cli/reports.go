@@ -10,9 +10,12 @@ import (
 // reports is how a run tells of invalid lines on standard error, and when
 // it gives up on them: --quiet, --errors text|jsonl, --max-errors N.
 type reports struct {
-	quiet bool  // no per-line reports
-	jsonl bool  // one JSON object per report
-	max   int64 // stop after this many invalid lines (0: never)
+	quiet bool // no per-line reports
+	jsonl bool // one JSON object per report
+	// withFile: the run reads more than one input, so a JSON record (and
+	// a TSV row) names its "file" (grep's rule for its -H).
+	withFile bool
+	max      int64 // stop after this many invalid lines (0: never)
 	// invalid counts the invalid lines written so far (the writer's).
 	invalid int64
 	// stopped is set when max was reached.
@@ -25,7 +28,7 @@ type reports struct {
 func addReportFlags(fs *flag.FlagSet) (quiet *bool, format *string, maxErrors *int64) {
 	quiet = fs.Bool("quiet", false, "do not report invalid lines on standard error (the exit status still says; I/O errors are still reported)")
 	fs.BoolVar(quiet, "q", false, "short for --quiet")
-	format = fs.String("errors", "text", "how invalid lines are reported on standard error: `text` (FILE:LINE: offset N: REASON) or jsonl ({\"file\",\"line\",\"offset\",\"reason\",\"input\"})")
+	format = fs.String("errors", "text", "how invalid lines are reported on standard error: `text` (FILE:LINE: offset N: REASON) or jsonl ({\"line\",\"offset\",\"reason\",\"input\"}, \"file\" first when the run reads several inputs)")
 	fs.Bool("no-progress", false, "draw no progress bar (one is drawn on standard error when it is a terminal)")
 	fs.Bool("allow-invalid", false, "invalid lines are still reported, but do not make the exit status 1 (for pipelines under set -o pipefail where invalid lines are expected); not with --max-errors")
 	maxErrors = fs.Int64("max-errors", 0, "stop after `N` invalid lines, with exit status 1 (0: never); the output stops right after the N-th")
@@ -99,9 +102,10 @@ func (r *reports) appendLineReport(b []byte, name string, line int64, off int, r
 	case r != nil && r.quiet:
 		return b
 	case r != nil && r.jsonl:
-		b = append(b, `{"file":`...)
-		b = appendJSONString(b, name)
-		b = append(b, `,"line":`...)
+		if !r.withFile {
+			name = ""
+		}
+		b = appendRecordStart(b, name)
 		b = strconv.AppendInt(b, line, 10)
 		b = append(b, `,"offset":`...)
 		b = strconv.AppendInt(b, int64(off), 10)

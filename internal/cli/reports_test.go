@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,8 @@ func TestQuietAndErrorsJSONL(t *testing.T) {
 				Input       *string
 				InputLength *int `json:"input_length"`
 			}
-			if err := json.Unmarshal([]byte(l), &r); err != nil || r.File == nil || r.Line == nil || r.Offset == nil || r.Reason == nil || r.Input == nil {
+			// One input: no "file" (docs/output.md).
+			if err := json.Unmarshal([]byte(l), &r); err != nil || r.File != nil || r.Line == nil || r.Offset == nil || r.Reason == nil || r.Input == nil {
 				t.Errorf("%s --errors jsonl: report %d %q: %v", cmd, i, l, err)
 				continue
 			}
@@ -144,40 +146,175 @@ func TestSummaryJSON(t *testing.T) {
 	}
 }
 
-// TestJSONSchemas: every JSON record of split, normalize --format jsonl
-// and extract --format jsonl has "valid", and the keys of its kind, in
-// order; "file" comes first when more than one input is read.
+// outputSchemas reads the schema block of docs/output.md: record kind ->
+// its keys in order, "K?" optional, "A|B" one of two.
+func outputSchemas(t *testing.T) map[string][]string {
+	t.Helper()
+	doc := readFile(t, filepath.Join("..", "..", "docs", "output.md"))
+	_, block, ok := strings.Cut(doc, "```schema\n")
+	block, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/output.md: no schema block")
+	}
+	schemas := map[string][]string{}
+	for _, l := range lines(block) {
+		kind, keys, ok := strings.Cut(l, ":")
+		if !ok {
+			t.Fatalf("docs/output.md: schema line %q", l)
+		}
+		schemas[kind] = strings.Fields(keys)
+	}
+	return schemas
+}
+
+// matchSchema reports whether keys (a record's, in order) fit schema.
+func matchSchema(keys, schema []string) bool {
+	i := 0
+	for _, k := range schema {
+		name, optional := strings.CutSuffix(k, "?")
+		alts := strings.Split(name, "|")
+		if i < len(keys) && slices.Contains(alts, keys[i]) {
+			i++
+		} else if !optional {
+			return false
+		}
+	}
+	return i == len(keys)
+}
+
+// TestJSONSchemas: every JSON record the commands write (split,
+// normalize --format jsonl, extract --format jsonl, the --errors jsonl
+// reports and summaries) has exactly the keys, in order, that
+// docs/output.md gives its kind; "file" is there exactly when the run
+// reads more than one input; "offset" is in the line and "byte_offset"
+// in the input.
 func TestJSONSchemas(t *testing.T) {
-	a := writeFile(t, "a.txt", "http://u@h:1/p?q#f\nbad line\n")
+	schemas := outputSchemas(t)
+	if len(schemas) < 12 {
+		t.Fatalf("docs/output.md: %d kinds", len(schemas))
+	}
+	if matchSchema([]string{"line", "x"}, schemas["error"]) || !matchSchema([]string{"line", "input_base64", "valid", "error"}, schemas["split.invalid"]) {
+		t.Fatal("matchSchema")
+	}
+	a := writeFile(t, "a.txt", "http://u@h:1/p?q#f\nbad line\n HTTP://x/\\a b\nhttp://0x7f.1/ http://www.example.co.uk/\n\xff\n")
 	b := writeFile(t, "b.txt", "see http://x/ here\n")
+	clf := writeFile(t, "c.log", `1.2.3.4 - - [01/Mar/2024:00:00:00 +0000] "GET /a?b=1 HTTP/1.1" 200 5 "https://ref.example/\x22" "-"`+"\nnot a log line\n")
+	seen := map[string]bool{}
 	for _, tc := range []struct {
-		args  []string
-		kinds map[string]string // "valid" value -> keys
+		args   []string
+		stdout func(m map[string]any) string // kind of a record on standard output
+		stderr func(m map[string]any) string // and on standard error
 	}{
-		{[]string{"split", a}, map[string]string{
-			"true":  "line input valid scheme userinfo host host_type port path query fragment",
-			"false": "line input valid error"}},
-		{[]string{"split", a, b}, map[string]string{
-			"true":  "file line input valid scheme userinfo host host_type port path query fragment",
-			"false": "file line input valid error"}},
-		{[]string{"normalize", "--format", "jsonl", a, b}, map[string]string{
-			"true":  "file line valid input normalized hash",
-			"false": "file line input valid error"}},
-		{[]string{"extract", "--format", "jsonl", "--any-scheme", "--rejects", a, b}, map[string]string{
-			"true": "file line offset uri valid scheme host"}},
+		{[]string{"split", "--errors", "jsonl", a}, splitKind, reportKind},
+		{[]string{"split", "--flags", "--domains", "--max-line", "20", "--errors", "jsonl", a, b}, splitKind, reportKind},
+		{[]string{"normalize", "--format", "jsonl", "--errors", "jsonl", a, b}, normalizeKind, reportKind},
+		{[]string{"normalize", "--format", "jsonl", "--repair", "--errors", "jsonl", a}, normalizeKind, reportKind},
+		{[]string{"extract", "--format", "jsonl", "--any-scheme", "--rejects", "--errors", "jsonl", a}, extractKind, summaryKind},
+		{[]string{"extract", "--format", "jsonl", "--rejects", "--errors", "jsonl", a, b}, extractKind, summaryKind},
+		{[]string{"extract", "--format", "jsonl", "--log", "combined", "--rejects", "--errors", "jsonl", clf, b}, extractKind, summaryKind},
+		{[]string{"validate", "--errors", "jsonl", a}, reportKind, nil},
+		{[]string{"dedup", "--errors", "jsonl", a, b}, nil, summaryKind},
+		{[]string{"dedup", "--repair", "--errors", "jsonl", a}, nil, summaryKind},
+		{[]string{"dedup", "--extract", "--errors", "jsonl", a}, nil, summaryKind},
 	} {
-		_, out, _ := cli(t, "", tc.args...)
-		for _, l := range lines(out) {
-			keys := jsonKeys(t, l)
-			valid := "missing"
-			if m := decode(t, l); m["valid"] != nil {
-				valid = map[bool]string{true: "true", false: "false"}[m["valid"].(bool)]
+		withFile := 0
+		for _, a := range tc.args[1:] {
+			if strings.HasSuffix(a, ".txt") || strings.HasSuffix(a, ".log") {
+				withFile++
 			}
-			if want, ok := tc.kinds[valid]; !ok || strings.Join(keys, " ") != want {
-				t.Errorf("%v: %s: keys %v, want %q", tc.args, l, keys, want)
+		}
+		_, out, errs := cli(t, "", tc.args...)
+		for _, o := range []struct {
+			text string
+			kind func(map[string]any) string
+		}{{out, tc.stdout}, {errs, tc.stderr}} {
+			if o.kind == nil {
+				continue
+			}
+			for _, l := range lines(o.text) {
+				m := decode(t, l)
+				kind := o.kind(m)
+				keys := jsonKeys(t, l)
+				seen[kind] = true
+				if !matchSchema(keys, schemas[kind]) {
+					t.Errorf("%v: %s: keys %v are not a %s record's %v", tc.args, l, keys, kind, schemas[kind])
+				}
+				if _, ok := m["file"]; ok != (withFile > 1) && kind != "summary.dedup" && kind != "summary.extract" {
+					t.Errorf("%v: %s: \"file\" with %d inputs", tc.args, l, withFile)
+				}
+				var raw map[string]json.RawMessage
+				json.Unmarshal([]byte(l), &raw)
+				for _, sub := range []struct{ key, kind string }{{"error", "error"}, {"repaired", "repaired"}} {
+					if v, ok := raw[sub.key]; ok && len(v) > 0 && v[0] == '{' {
+						seen[sub.kind] = true
+						if !matchSchema(jsonKeys(t, string(v)), schemas[sub.kind]) {
+							t.Errorf("%v: %s: %q is not a %s record", tc.args, l, sub.key, sub.kind)
+						}
+					}
+				}
+				if kind == "extract.valid" && m["field"] == nil {
+					// A URI found in text: byte_offset is where its bytes are,
+					// offset the same place counted from its line's start.
+					file := map[string]string{"a.txt": a, "b.txt": b}[filepath.Base(tc.args[len(tc.args)-1])]
+					if withFile > 1 {
+						file = m["file"].(string)
+					}
+					in, uri := readFile(t, file), m["uri"].(string)
+					at, off := int(m["byte_offset"].(float64)), int(m["offset"].(float64))
+					if !strings.HasPrefix(in[at:], uri) || at-off != strings.LastIndexByte(in[:at], '\n')+1 {
+						t.Errorf("%v: %s: offsets are not the URI's", tc.args, l)
+					}
+				}
 			}
 		}
 	}
+	for kind := range schemas {
+		if !seen[kind] {
+			t.Errorf("docs/output.md's %s: no record of that kind was seen", kind)
+		}
+	}
+}
+
+func splitKind(m map[string]any) string {
+	if m["valid"] == true {
+		return "split.valid"
+	}
+	return "split.invalid"
+}
+
+func normalizeKind(m map[string]any) string {
+	if m["valid"] == true {
+		return "normalize.valid"
+	}
+	return "normalize.invalid"
+}
+
+func extractKind(m map[string]any) string {
+	if m["valid"] == true {
+		return "extract.valid"
+	}
+	return "extract.rejected"
+}
+
+func reportKind(m map[string]any) string {
+	if _, ok := m["repaired"]; ok {
+		return "report.repair"
+	}
+	return "report"
+}
+
+// summaryKind: extract's and dedup's reports on standard error with
+// --errors jsonl are rejections, reports and a summary, last.
+func summaryKind(m map[string]any) string {
+	switch {
+	case m["command"] == "dedup":
+		return "summary.dedup"
+	case m["command"] == "extract":
+		return "summary.extract"
+	case m["uri"] != nil:
+		return extractKind(m)
+	}
+	return reportKind(m)
 }
 
 func readFile(t *testing.T, name string) string {

@@ -311,12 +311,12 @@ func parseExtract(t *testing.T, format, out string) []extractRecord {
 			}
 			rs = append(rs, extractRecord{m.Offset, m.URI})
 		case "tsv":
-			f := strings.Split(l, "\t")
-			off, err := strconv.ParseInt(f[2], 10, 64)
-			if len(f) != 4 || err != nil {
+			f := strings.Split(l, "\t") // line, offset, URI (one input)
+			off, err := strconv.ParseInt(f[1], 10, 64)
+			if len(f) != 3 || err != nil {
 				t.Fatalf("%q", l)
 			}
-			rs = append(rs, extractRecord{off, f[3]})
+			rs = append(rs, extractRecord{off, f[2]})
 		}
 	}
 	return rs
@@ -352,7 +352,9 @@ func TestExtractTruncatedLastLine(t *testing.T) {
 			var want []extractRecord
 			for _, m := range full {
 				if m.End <= settled {
-					want = append(want, extractRecord{m.Start, text[m.Start:m.End]})
+					// "offset" is in the line.
+					col := m.Start - int64(strings.LastIndexByte(text[:m.Start], '\n')) - 1
+					want = append(want, extractRecord{col, text[m.Start:m.End]})
 				}
 			}
 			for _, format := range []string{"text", "jsonl", "tsv"} {
