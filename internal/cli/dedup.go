@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/frontier"
 	"github.com/uriscan/uriscan/internal/redisurl"
+	"github.com/uriscan/uriscan/logformat"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
 )
@@ -43,7 +46,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	rebuild := fs.Bool("rebuild", false, "take a disk or Redis store that lost keys it had recorded (emptied, deleted, replaced, restored from an older copy: a run is refused) as it is, and when resuming --output add back the keys of the lines it holds and go on; keys of other runs' outputs are not added back")
 	summary := fs.String("summary", "", "also write the summary to `FILE`, as one JSON object")
 	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
-	schemes := fs.String("schemes", "http,https", "with --extract, the `schemes` that count, comma-separated")
+	xo := addExtractFlags(fs, "with --extract, ")
 	scope := fs.String("scope", "", "keep only the URIs whose registrable domain is in `rdn=LIST` (comma-separated: rdn=example.com,example.org; ICANN rules unless --private-suffixes): the others are not written or recorded, and are counted out of scope (with --extract, left out)")
 	privateSuffixes := fs.Bool("private-suffixes", false, "with --scope, count the Public Suffix List's private section too (user.github.io is then its own registrable domain)")
 	workers := addWorkersFlag(fs, "; 1: one goroutine reads, keys and decides each line in turn; more: the workers parse, normalize and hash, and one goroutine decides the records in input order")
@@ -140,19 +143,14 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		e.textLines = *extract
 		if *extract {
-			x := &uriscan.Extractor{}
-			for _, s := range strings.Split(*schemes, ",") {
-				if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
-					x.Schemes = append(x.Schemes, s)
-				}
+			x, lm, code, ok := xo.build(e, "text", nil, false)
+			if !ok {
+				return code
 			}
-			d.kt.x = x
-			if len(x.Schemes) == 0 {
-				return e.usageError("dedup: --schemes names no scheme", e.cmd)
-			}
-			run["extract"] = strings.Join(x.Schemes, ",")
-		} else if isFlagSet(fs, "schemes") {
-			return e.usageError("dedup: --schemes goes with --extract", e.cmd)
+			d.kt.x, d.kt.lm = x, lm
+			run["extract"] = xo.describe(x)
+		} else if xo.set(fs) {
+			return e.usageError("dedup: --schemes, --any-scheme, --min-scheme, --log, --field, --base, --host-field, --columns and --delimiter go with --extract", e.cmd)
 		}
 		if *rebuild && !persistent {
 			return e.usageError("dedup: --rebuild is for a disk or Redis store (a memory set is rebuilt from --output anyway)", e.cmd)
@@ -319,9 +317,17 @@ type keyer struct {
 	h       *normalize.Hasher
 	redacts bool
 	sums    bool // the Log takes each line's digest (frontier.Log.Sums)
-	// x, with --extract, finds the URIs in a line (ms: its matches).
+	// x, with --extract, finds the URIs in a line (ms: its matches); lm,
+	// with --log too, reads the line as a log line (lw: this keyer's).
 	x  *uriscan.Extractor
 	ms []uriscan.Match
+	lm *logMode
+	lw *logWorker
+	// k and name: the sink and input of the line lw reads; bad is set when
+	// it is not in the log format.
+	k    *sink
+	name string
+	bad  bool
 	// repair (--repair) takes invalid lines in their repaired form.
 	repair   bool
 	fixed    []byte
@@ -520,7 +526,18 @@ func (d *deduper) newKeyer() *keyer {
 		x := *kr.x
 		kr.x = &x
 	}
-	return &kr
+	p := &kr
+	if kr.lm != nil {
+		kr.lw = kr.lm.newLogWorker(math.MaxInt, d.e.rep.jsonl, func(_ logformat.Field, m uriscan.Match, _ int64, text []byte) {
+			if u, err := uriscan.Parse(text); err == nil && !m.Rejected {
+				p.add(p.k, &u) // (out of scope: left out)
+			}
+		}, func(line int64, off int, reason string) {
+			p.k.err = p.k.rep.appendLineReport(p.k.err, p.name, line, off, []byte(reason), nil, 0)
+			p.bad = true
+		})
+	}
+	return p
 }
 
 // line keys one input line into k (see dedupRecs). Its records are the
@@ -543,6 +560,14 @@ func (kr *keyer) line(k *sink, name string, s *recordScanner) {
 	switch {
 	case s.Len() == 0:
 		count = countBlank
+	case kr.lw != nil && !long:
+		// The URIs in the log line's fields, each a record; a line of
+		// another shape is invalid, as extract --log counts it.
+		kr.k, kr.name, kr.bad = k, name, false
+		kr.lw.logLine(bytes.TrimSuffix(s.Bytes(), []byte{'\r'}), int64(s.Line()), 0)
+		if kr.bad {
+			s.perr, count = rawInvalid, countInvalid
+		}
 	case kr.x != nil && !long:
 		// The URIs in the line, each a record (valid: Extract parses them).
 		kr.ms = kr.x.Append(kr.ms[:0], s.Bytes())

@@ -10,23 +10,98 @@ import (
 	getfmt "github.com/uriscan/uriscan/format"
 )
 
+// extractOpts are the options of what extract finds, which dedup
+// --extract takes too.
+type extractOpts struct {
+	schemes, logFormat, columns, delimiter, hostField, base *string
+	anyScheme                                               *bool
+	minScheme                                               *int
+	fields                                                  stringsFlag
+}
+
+// addExtractFlags defines the options of what extract finds on fs; with
+// prefixes their help ("with --extract, ").
+func addExtractFlags(fs *flag.FlagSet, with string) *extractOpts {
+	o := &extractOpts{}
+	o.schemes = fs.String("schemes", "http,https", with+"the `schemes` that count, comma-separated (case-insensitive)")
+	o.anyScheme = fs.Bool("any-scheme", false, with+"take every syntactically valid scheme of at least --min-scheme bytes")
+	o.minScheme = fs.Int("min-scheme", 3, with+"the shortest scheme --any-scheme takes, in `bytes` (so that \"a:b\" in prose is not a URI)")
+	o.logFormat = fs.String("log", "", with+"read each line as a log line: `combined` (Common or Combined Log Format, Apache and nginx: the request target, the referer and the URIs in the user agent), jsonl (the URIs in the --field strings of JSON Lines) or columns (the URIs in the --columns of lines split at --delimiter, as cut does)")
+	o.columns = fs.String("columns", "", "with --log columns, the `list` of columns to search, numbered from 1 as cut -f takes it (\"3\", \"2,7\", \"4-6\", \"5-\"); each match's field is \"$N\"")
+	o.delimiter = fs.String("delimiter", "", "with --log columns, the `byte` that ends a column (\"\\t\" or none: a tab); two in a row make an empty column")
+	o.hostField = fs.String("host-field", "", "with --log jsonl and --base, the dotted `path` of the field that holds each line's host (\"request.host\"): an origin-form request target (\"/a?b=1\") is resolved against --base with that host")
+	fs.Var(&o.fields, "field", "with --log jsonl, the dotted `path` of a string field to search (\"message\", \"http.request.url\"); repeatable")
+	o.base = fs.String("base", "", "with --log combined, the absolute `URI` origin-form request targets (\"/a?b\") are resolved against; without it they are written as they are. With --log jsonl, a --field that is such a target as a whole is resolved against it (without it, fields are only searched)")
+	return o
+}
+
+// describe is o as a dedup checkpoint records it (a resume with other
+// options is refused): the schemes, and the log format and its options.
+func (o *extractOpts) describe(x *uriscan.Extractor) string {
+	d := strings.Join(x.Schemes, ",")
+	if x.AnyScheme {
+		d = "any scheme of " + strconv.Itoa(x.MinSchemeLen) + "+ bytes"
+	}
+	if *o.logFormat != "" {
+		d += "; --log " + *o.logFormat
+		for _, f := range o.fields {
+			d += " --field " + f
+		}
+		for _, f := range []struct{ name, v string }{{"--columns", *o.columns}, {"--delimiter", *o.delimiter}, {"--base", *o.base}, {"--host-field", *o.hostField}} {
+			if f.v != "" {
+				d += " " + f.name + " " + f.v
+			}
+		}
+	}
+	return d
+}
+
+// set reports whether any option of o was given on fs.
+func (o *extractOpts) set(fs *flag.FlagSet) bool {
+	for _, n := range []string{"schemes", "any-scheme", "min-scheme", "log", "columns", "delimiter", "host-field", "field", "base"} {
+		if isFlagSet(fs, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// build checks o and returns the extractor and, with --log, the log mode
+// (format, get and rejects as extract's); false (with the exit status)
+// when the options are wrong.
+func (o *extractOpts) build(e *env, format string, get *getfmt.Format, rejects bool) (*uriscan.Extractor, *logMode, int, bool) {
+	x := &uriscan.Extractor{AnyScheme: *o.anyScheme, MinSchemeLen: *o.minScheme, Rejects: rejects}
+	if !*o.anyScheme {
+		for _, s := range strings.Split(*o.schemes, ",") {
+			if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
+				x.Schemes = append(x.Schemes, s)
+			}
+		}
+		if len(x.Schemes) == 0 {
+			return nil, nil, e.usageError(e.cmd.name+": --schemes names no scheme", e.cmd), false
+		}
+	}
+	if *o.logFormat == "" {
+		if len(o.fields) > 0 || *o.base != "" || *o.columns != "" || *o.delimiter != "" || *o.hostField != "" {
+			return nil, nil, e.usageError(e.cmd.name+": --field, --base, --host-field, --columns and --delimiter go with --log", e.cmd), false
+		}
+		return x, nil, 0, true
+	}
+	lm := &logMode{kind: *o.logFormat, paths: o.fields, columns: *o.columns, delimiter: *o.delimiter, format: format, x: x, get: get, hostPath: *o.hostField}
+	if code, ok := lm.check(e, *o.base); !ok {
+		return nil, nil, code, false
+	}
+	return x, lm, 0, true
+}
+
 // setupExtract: "uriscan extract" writes the URIs found in free text.
 func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 	format := fs.String("format", "text", "`text` (each URI's bytes, one per line), jsonl or tsv (line, offset in the line, URI; the file first when the run reads several inputs)")
-	schemes := fs.String("schemes", "http,https", "the `schemes` that count, comma-separated (case-insensitive)")
-	anyScheme := fs.Bool("any-scheme", false, "take every syntactically valid scheme of at least --min-scheme bytes")
-	minScheme := fs.Int("min-scheme", 3, "the shortest scheme --any-scheme takes, in `bytes` (so that \"a:b\" in prose is not a URI)")
+	opts := addExtractFlags(fs, "")
 	workers := addWorkersFlag(fs, "")
 	get := addGetFlags(fs, "each URI found (a base-resolved one as resolved)")
 	rejects := fs.Bool("rejects", false, "also report the candidates that are no URI (jsonl: \"valid\":false; text and tsv: on standard error)")
-	logFormat := fs.String("log", "", "read each line as a log line: `combined` (Common or Combined Log Format, Apache and nginx: the request target, the referer and the URIs in the user agent), jsonl (the URIs in the --field strings of JSON Lines) or columns (the URIs in the --columns of lines split at --delimiter, as cut does)")
-	columns := fs.String("columns", "", "with --log columns, the `list` of columns to search, numbered from 1 as cut -f takes it (\"3\", \"2,7\", \"4-6\", \"5-\"); each match's field is \"$N\"")
-	delimiter := fs.String("delimiter", "", "with --log columns, the `byte` that ends a column (\"\\t\" or none: a tab); two in a row make an empty column")
-	var jsonFields stringsFlag
-	hostField := fs.String("host-field", "", "with --log jsonl and --base, the dotted `path` of the field that holds each line's host (\"request.host\"): an origin-form request target (\"/a?b=1\") is resolved against --base with that host")
-	fs.Var(&jsonFields, "field", "with --log jsonl, the dotted `path` of a string field to search (\"message\", \"http.request.url\"); repeatable")
 	summary := fs.String("summary", "", "write a summary (inputs, bytes, URIs, rejections, invalid log lines) to `FILE` as one JSON object; with --errors jsonl it is also the last line on standard error")
-	base := fs.String("base", "", "with --log combined, the absolute `URI` origin-form request targets (\"/a?b\") are resolved against; without it they are written as they are. With --log jsonl, a --field that is such a target as a whole is resolved against it (without it, fields are only searched)")
 	return func(e *env, files []string) (code int) {
 		switch *format {
 		case "text", "jsonl", "tsv":
@@ -40,25 +115,9 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 		if tmpl != nil && *format != "text" {
 			return e.usageError("extract: --get writes its own lines: it goes with --format text", e.cmd)
 		}
-		x := &uriscan.Extractor{AnyScheme: *anyScheme, MinSchemeLen: *minScheme, Rejects: *rejects}
-		if !*anyScheme {
-			for _, s := range strings.Split(*schemes, ",") {
-				if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
-					x.Schemes = append(x.Schemes, s)
-				}
-			}
-			if len(x.Schemes) == 0 {
-				return e.usageError("extract: --schemes names no scheme", e.cmd)
-			}
-		}
-		var lm *logMode
-		if *logFormat != "" {
-			lm = &logMode{kind: *logFormat, paths: jsonFields, columns: *columns, delimiter: *delimiter, format: *format, x: x, get: tmpl, hostPath: *hostField}
-			if code, ok := lm.check(e, *base); !ok {
-				return code
-			}
-		} else if len(jsonFields) > 0 || *base != "" || *columns != "" || *delimiter != "" || *hostField != "" {
-			return e.usageError("extract: --field, --base, --host-field, --columns and --delimiter go with --log", e.cmd)
+		x, lm, code, ok := opts.build(e, *format, tmpl, *rejects)
+		if !ok {
+			return code
 		}
 		defer func() {
 			if *summary == "" && !e.rep.jsonl {

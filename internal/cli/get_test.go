@@ -362,3 +362,46 @@ func TestExtractLongRun(t *testing.T) {
 		t.Errorf("text: exit %d, stdout %.300q, stderr %.300q", code, out, errs)
 	}
 }
+
+// TestDedupExtractOptions: dedup --extract takes extract's options (--log
+// in each format, --base, --host-field, --any-scheme) and writes the
+// first of each URI extract finds with them, in order, with one worker or
+// two; a line of another shape is reported and makes the exit status 1;
+// an extract option without --extract is a usage error.
+func TestDedupExtractOptions(t *testing.T) {
+	combined := strings.Repeat(`1.2.3.4 - - [01/Mar/2024:00:00:00 +0000] "GET /a?b=1 HTTP/1.1" 200 5 "https://ref.example/p" "bot (+http://bot.example/)"`+"\n"+
+		"not a log line\n"+
+		`5.6.7.8 - - [01/Mar/2024:00:00:01 +0000] "GET /c HTTP/1.1" 200 5 "-" "x mailto:a@b.example"`+"\n", 3)
+	jsonl := `{"request":{"uri":"/x?y=1","host":"h.example"},"msg":"see http://m.example/"}` + "\n" +
+		`{"request":{"uri":"/x?y=1","host":"other.example"}}` + "\n" +
+		`{"request":{"uri":"/x?y=1","host":"h.example"}}` + "\n"
+	columns := "a\thttp://c1.example/\tx http://c3.example/\nb\thttp://c1.example/\t-\n"
+	for _, tc := range []struct {
+		in   string
+		args []string
+		code int
+	}{
+		{combined, []string{"--log", "combined", "--base", "https://site.example/"}, 1},
+		{combined, []string{"--log", "combined", "--any-scheme"}, 1},
+		{jsonl, []string{"--log", "jsonl", "--field", "request.uri", "--field", "msg", "--base", "https://b.example/", "--host-field", "request.host"}, 0},
+		{columns, []string{"--log", "columns", "--columns", "2-3"}, 0},
+	} {
+		// What extract finds, deduplicated by the line.
+		_, found, xerrs := cli(t, tc.in, append([]string{"extract"}, tc.args...)...)
+		_, want, _ := cli(t, found, "dedup")
+		if len(lines(want)) < 2 {
+			t.Fatalf("%v: extract found %q", tc.args, found)
+		}
+		for _, w := range []string{"1", "2"} {
+			code, out, errs := cli(t, tc.in, append([]string{"dedup", "--extract", "--workers", w}, tc.args...)...)
+			if code != tc.code || out != want || !strings.HasPrefix(errs, xerrs) {
+				t.Errorf("%v --workers %s: exit %d, stdout %q, want %q; stderr %q, extract's %q", tc.args, w, code, out, want, errs, xerrs)
+			}
+		}
+	}
+	for _, args := range [][]string{{"dedup", "--log", "combined"}, {"dedup", "--any-scheme"}, {"dedup", "--extract", "--field", "x"}, {"dedup", "--extract", "--log", "xml"}} {
+		if code, _, errs := cli(t, "", args...); code != 2 || !strings.Contains(errs, "uriscan: dedup: --") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}

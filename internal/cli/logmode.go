@@ -48,38 +48,38 @@ type logMode struct {
 // wrong.
 func (lm *logMode) check(e *env, base string) (int, bool) {
 	if lm.kind != "columns" && (lm.columns != "" || lm.delimiter != "") {
-		return e.usageError("extract: --columns and --delimiter go with --log columns", e.cmd), false
+		return e.usageError(e.cmd.name+": --columns and --delimiter go with --log columns", e.cmd), false
 	}
 	if lm.kind != "jsonl" && lm.hostPath != "" {
-		return e.usageError("extract: --host-field goes with --log jsonl", e.cmd), false
+		return e.usageError(e.cmd.name+": --host-field goes with --log jsonl", e.cmd), false
 	}
 	switch lm.kind {
 	case "combined":
 		if len(lm.paths) > 0 {
-			return e.usageError("extract: --field goes with --log jsonl", e.cmd), false
+			return e.usageError(e.cmd.name+": --field goes with --log jsonl", e.cmd), false
 		}
 	case "columns":
 		if len(lm.paths) > 0 || base != "" {
-			return e.usageError("extract: --field and --base do not go with --log columns (--columns LIST picks the columns)", e.cmd), false
+			return e.usageError(e.cmd.name+": --field and --base do not go with --log columns (--columns LIST picks the columns)", e.cmd), false
 		}
 		if lm.columns == "" {
-			return e.usageError("extract: --log columns needs --columns LIST", e.cmd), false
+			return e.usageError(e.cmd.name+": --log columns needs --columns LIST", e.cmd), false
 		}
 		sep, ok := delimiterByte(lm.delimiter)
 		if !ok {
-			return e.usageError("extract: --delimiter must be one byte other than a newline, or \\t for a tab, not "+strconv.Quote(lm.delimiter), e.cmd), false
+			return e.usageError(e.cmd.name+": --delimiter must be one byte other than a newline, or \\t for a tab, not "+strconv.Quote(lm.delimiter), e.cmd), false
 		}
 		c, err := logformat.ParseColumns(sep, lm.columns)
 		if err != nil {
-			return e.usageError("extract: --columns: "+err.Error(), e.cmd), false
+			return e.usageError(e.cmd.name+": --columns: "+err.Error(), e.cmd), false
 		}
 		lm.cols = c
 	case "jsonl":
 		if len(lm.paths) == 0 {
-			return e.usageError("extract: --log jsonl needs --field PATH", e.cmd), false
+			return e.usageError(e.cmd.name+": --log jsonl needs --field PATH", e.cmd), false
 		}
 		if lm.hostPath != "" && base == "" {
-			return e.usageError("extract: --host-field needs --base (its scheme; the host comes from the field)", e.cmd), false
+			return e.usageError(e.cmd.name+": --host-field needs --base (its scheme; the host comes from the field)", e.cmd), false
 		}
 		paths := lm.paths
 		if lm.hostPath != "" {
@@ -87,16 +87,16 @@ func (lm *logMode) check(e *env, base string) (int, bool) {
 		}
 		for _, p := range paths {
 			if _, _, err := logformat.JSONField(nil, nil, []byte("{}"), p); err != nil {
-				return e.usageError("extract: --field "+strconv.Quote(p)+": "+err.Error(), e.cmd), false
+				return e.usageError(e.cmd.name+": --field "+strconv.Quote(p)+": "+err.Error(), e.cmd), false
 			}
 		}
 	default:
-		return e.usageError("extract: --log must be combined, jsonl or columns, not "+strconv.Quote(lm.kind), e.cmd), false
+		return e.usageError(e.cmd.name+": --log must be combined, jsonl or columns, not "+strconv.Quote(lm.kind), e.cmd), false
 	}
 	if base != "" {
 		b, err := uriscan.ParseString(base)
 		if err != nil || !b.IsAbsolute() {
-			return e.usageError("extract: --base "+strconv.Quote(shownArg(base, e.rep.redacts()))+" is not an absolute URI", e.cmd), false
+			return e.usageError(e.cmd.name+": --base "+strconv.Quote(shownArg(base, e.rep.redacts()))+" is not an absolute URI", e.cmd), false
 		}
 		lm.base = &b
 	}
@@ -129,19 +129,41 @@ type logWorker struct {
 	ms          []uriscan.Match
 	buf         []byte
 	maxLine     int
+	// emit takes each URI found (m.Rejected: a rejection), text its bytes
+	// (resolved against --base if it was), in the line at lineOff; bad
+	// takes a line that is not in the format (reason: why).
+	emit  func(f logformat.Field, m uriscan.Match, lineOff int64, text []byte)
+	bad   func(line int64, off int, reason string)
+	jsonl bool   // the reports are JSON (--errors jsonl): reasons name the kind
+	c     *chunk // the chunk in hand (worker)
 }
 
-// worker makes a chunk handler for one worker.
-func (lm *logMode) worker(p *pipeline) func(*chunk) {
-	w := &logWorker{logMode: lm, p: p, maxLine: p.maxLine}
+// newLogWorker returns a worker state of lm that gives what it finds to
+// emit and its bad lines to bad.
+func (lm *logMode) newLogWorker(maxLine int, jsonl bool, emit func(logformat.Field, uriscan.Match, int64, []byte), bad func(int64, int, string)) *logWorker {
+	w := &logWorker{logMode: lm, maxLine: maxLine, emit: emit, bad: bad, jsonl: jsonl}
 	if lm.get != nil {
 		w.get = lm.get.Clone()
 	}
 	w.x = uriscan.Extractor{Schemes: lm.x.Schemes, AnyScheme: lm.x.AnyScheme, MinSchemeLen: lm.x.MinSchemeLen, Rejects: lm.x.Rejects}
+	return w
+}
+
+// worker makes a chunk handler for one worker.
+func (lm *logMode) worker(p *pipeline) func(*chunk) {
+	var w *logWorker
+	w = lm.newLogWorker(p.maxLine, p.e.rep.jsonl, func(f logformat.Field, m uriscan.Match, lineOff int64, text []byte) {
+		emitMatch(p, w.c, w.format, f.Name, w.get, m, lineOff, text)
+	}, func(line int64, off int, reason string) {
+		w.c.k.err = w.c.k.rep.appendLineReport(w.c.k.err, w.c.name, line, off, []byte(reason), nil, 0)
+		w.c.k.countInvalid()
+	})
+	w.p = p
 	return w.chunk
 }
 
 func (w *logWorker) chunk(c *chunk) {
+	w.c = c
 	data, line, off := c.data, int64(c.line), c.off
 	for len(data) > 0 {
 		l := data
@@ -165,61 +187,66 @@ func (w *logWorker) chunk(c *chunk) {
 			c.k.countInvalid()
 			continue
 		}
-		switch w.kind {
-		case "combined":
-			w.combined(c, l, line, lineOff)
-		case "columns":
-			w.fields = w.cols.Append(w.fields[:0], l)
-			for _, f := range w.fields {
-				w.search(c, f, l, line, lineOff)
-			}
-		default:
-			w.jsonl(c, l, line, lineOff)
-		}
+		w.logLine(l, line, lineOff)
 		w.p.handOver(c)
 	}
 }
 
+// logLine gives the URIs of one log line l (no line end; line its number,
+// lineOff its input offset) to w.emit, or the line to w.bad.
+func (w *logWorker) logLine(l []byte, line, lineOff int64) {
+	switch w.kind {
+	case "combined":
+		w.combined(l, line, lineOff)
+	case "columns":
+		w.fields = w.cols.Append(w.fields[:0], l)
+		for _, f := range w.fields {
+			w.search(f, l, line, lineOff)
+		}
+	default:
+		w.jsonlLine(l, line, lineOff)
+	}
+}
+
 // lineError reports a line that is not in the log format.
-func (w *logWorker) lineError(c *chunk, line int64, off int, why string) {
+func (w *logWorker) lineError(line int64, off int, why string) {
 	reason := "not a Common or Combined Log Format line: "
 	switch {
-	case c.k.rep.jsonl:
+	case w.jsonl:
 		reason = "not a " + w.kind + " log line: "
 	case w.kind != "combined":
 		reason = "not a JSON object line: "
 	}
-	c.k.err = c.k.rep.appendLineReport(c.k.err, c.name, line, off, []byte(reason+why), nil, 0)
-	c.k.countInvalid()
+	w.bad(line, off, reason+why)
 }
 
-func (w *logWorker) combined(c *chunk, l []byte, line, lineOff int64) {
+func (w *logWorker) combined(l []byte, line, lineOff int64) {
 	var err error
 	w.fields, w.scratch, err = logformat.ParseCombined(w.fields[:0], w.scratch[:0], l)
 	if err != nil {
 		le := err.(*logformat.Error)
-		w.lineError(c, line, le.Offset, le.Reason)
+		w.lineError(line, le.Offset, le.Reason)
 		return
 	}
 	for _, f := range w.fields {
 		switch f.Name {
 		case logformat.NameRequest:
-			w.whole(c, f, l, line, lineOff, true)
+			w.whole(f, l, line, lineOff, true)
 		case logformat.NameReferer:
-			w.whole(c, f, l, line, lineOff, false)
+			w.whole(f, l, line, lineOff, false)
 		default: // the user agent, a request line of another shape
-			w.search(c, f, l, line, lineOff)
+			w.search(f, l, line, lineOff)
 		}
 	}
 }
 
-// jsonl writes the URIs of a JSON line's --field strings. With --base, a
+// jsonlLine writes the URIs of a JSON line's --field strings. With --base, a
 // field that is as a whole an origin-form request target ("/a?b=1", as
 // Caddy, Traefik and Envoy log request.uri) is written as combined writes
 // the request target: resolved against --base, whose authority is the
 // line's --host-field when it has one. Without --base every field is
 // searched (a message "/var/log/x failed, see https://..." is text).
-func (w *logWorker) jsonl(c *chunk, l []byte, line, lineOff int64) {
+func (w *logWorker) jsonlLine(l []byte, line, lineOff int64) {
 	base := w.base
 	if w.hostPath != "" {
 		base = w.lineBase(l, base)
@@ -229,15 +256,15 @@ func (w *logWorker) jsonl(c *chunk, l []byte, line, lineOff int64) {
 		w.fields, w.scratch, err = logformat.JSONField(w.fields[:0], w.scratch[:0], l, path)
 		if err != nil {
 			le := err.(*logformat.Error)
-			w.lineError(c, line, le.Offset, le.Reason)
+			w.lineError(line, le.Offset, le.Reason)
 			return
 		}
 		for _, f := range w.fields {
 			if base != nil && isOriginForm(f.Value) {
-				w.wholeAgainst(c, f, l, line, lineOff, true, base)
+				w.wholeAgainst(f, l, line, lineOff, true, base)
 				continue
 			}
-			w.search(c, f, l, line, lineOff)
+			w.search(f, l, line, lineOff)
 		}
 	}
 }
@@ -284,7 +311,7 @@ func inLine(v, l []byte) bool {
 
 // search writes the URIs in a field's text, each at its offset in the
 // input when the field was not decoded, else at the field's.
-func (w *logWorker) search(c *chunk, f logformat.Field, l []byte, line, lineOff int64) {
+func (w *logWorker) search(f logformat.Field, l []byte, line, lineOff int64) {
 	w.ms = w.x.Append(w.ms[:0], f.Value)
 	exact := inLine(f.Value, l)
 	for _, m := range w.ms {
@@ -294,7 +321,7 @@ func (w *logWorker) search(c *chunk, f logformat.Field, l []byte, line, lineOff 
 			at += m.Start
 		}
 		m.Start, m.End, m.Line = at, at+int64(len(text)), line
-		emitMatch(w.p, c, w.format, f.Name, w.get, m, lineOff, text)
+		w.emit(f, m, lineOff, text)
 	}
 }
 
@@ -302,12 +329,12 @@ func (w *logWorker) search(c *chunk, f logformat.Field, l []byte, line, lineOff 
 // referer): resolved against --base if it is an origin-form target, and
 // only if its scheme counts (a relative one always does). One that is not
 // a URI-reference is a rejection (reported with --rejects).
-func (w *logWorker) whole(c *chunk, f logformat.Field, l []byte, line, lineOff int64, request bool) {
-	w.wholeAgainst(c, f, l, line, lineOff, request, w.base)
+func (w *logWorker) whole(f logformat.Field, l []byte, line, lineOff int64, request bool) {
+	w.wholeAgainst(f, l, line, lineOff, request, w.base)
 }
 
 // wholeAgainst is whole with the base URI given.
-func (w *logWorker) wholeAgainst(c *chunk, f logformat.Field, l []byte, line, lineOff int64, request bool, base *uriscan.URI) {
+func (w *logWorker) wholeAgainst(f logformat.Field, l []byte, line, lineOff int64, request bool, base *uriscan.URI) {
 	v := f.Value
 	at := lineOff + int64(f.Offset)
 	m := uriscan.Match{Start: at, End: at + int64(len(v)), Line: line}
@@ -318,7 +345,7 @@ func (w *logWorker) wholeAgainst(c *chunk, f logformat.Field, l []byte, line, li
 	if err != nil {
 		if w.x.Rejects {
 			m.Rejected = true
-			emitMatch(w.p, c, w.format, f.Name, w.get, m, lineOff, v)
+			w.emit(f, m, lineOff, v)
 		}
 		return
 	}
@@ -332,7 +359,7 @@ func (w *logWorker) wholeAgainst(c *chunk, f logformat.Field, l []byte, line, li
 		}
 		v = w.buf
 	}
-	emitMatch(w.p, c, w.format, f.Name, w.get, m, lineOff, v)
+	w.emit(f, m, lineOff, v)
 }
 
 func (w *logWorker) schemeCounts(s string) bool {

@@ -217,7 +217,7 @@ func TestDedupExtract(t *testing.T) {
 	if code, _, errs := cli(t, "", "dedup", "--output", outFile, f); code != 2 || !strings.Contains(errs, `it was made with extract "http,https", this run has ""`) {
 		t.Errorf("without --extract: exit %d, stderr %q", code, errs)
 	}
-	if code, _, errs := cli(t, "", "dedup", "--schemes", "ftp", f); code != 2 || !strings.Contains(errs, "--schemes goes with --extract") {
+	if code, _, errs := cli(t, "", "dedup", "--schemes", "ftp", f); code != 2 || !strings.Contains(errs, "--schemes, --any-scheme, --min-scheme, --log, --field, --base, --host-field, --columns and --delimiter go with --extract") {
 		t.Errorf("--schemes alone: exit %d, stderr %q", code, errs)
 	}
 }

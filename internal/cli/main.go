@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/uriscan/uriscan"
 )
@@ -147,7 +148,7 @@ position and reason go to standard error.`,
 	},
 	{
 		name:     "dedup",
-		synopsis: "[--store memory|disk:DIR|pebble:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--extract] [--scope rdn=LIST] [--batch N] [--workers N] [FILE...]",
+		synopsis: "[--store memory|disk:DIR|pebble:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--extract [extract's options: --log ..., --schemes ..., --base URI]] [--scope rdn=LIST] [--batch N] [--workers N] [FILE...]",
 		summary:  "write the first line of each equivalence class, in input order",
 		doc: `Writes each line whose normal form (--level, as for normalize) has not
 been seen before, in input order, and a summary on standard error: lines,
@@ -175,8 +176,10 @@ written at least once: a kill may repeat the last batch (and cut its last
 line short), never lose one; --checkpoint F --resume continues from where
 it stopped. Writers sharing a Redis store never lose a URI, but two that
 meet the same new one at the same moment may both write it. With --extract the
-records are the URIs found in each line (as extract finds them), not the
-lines. A store or
+records are the URIs found in each line, not the lines, as extract finds
+them with the same options (--schemes, --any-scheme, --min-scheme, --log
+combined|jsonl|columns, --field, --base, --host-field, --columns,
+--delimiter); a log line of another shape is invalid. A store or
 output error stops the run with the position decided up to. SIGINT and SIGTERM finish the batch, print the summary and exit
 130 / 143. With --workers N (default: the number of CPUs) N goroutines
 parse, normalize and hash the lines while one decides them in input order
@@ -306,7 +309,7 @@ func (e *env) dispatch(args []string) int {
 			return exitOK
 		}
 		if err != nil {
-			return e.usageError(c.name+": "+flagError(err, args[1:]), c)
+			return e.usageError(c.name+": "+flagError(err, fs, args[1:]), c)
 		}
 		e.rep.withFile = len(files) > 1
 		if f := fs.Lookup("max-line"); f != nil {
@@ -438,14 +441,25 @@ func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
 
 // flagError words a flag parsing error with the flag as the user typed it
 // ("--nope", where the flag package says "-nope").
-func flagError(err error, args []string) string {
+func flagError(err error, fs *flag.FlagSet, args []string) string {
 	msg := err.Error()
 	// invalid value "x" for flag -n: parse error
-	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
-		if i := strings.Index(rest, " for flag -"); i >= 0 {
+	// invalid boolean value "x" for -q: parse error
+	rest, ok := strings.CutPrefix(msg, "invalid value ")
+	sep := " for flag -"
+	if !ok {
+		rest, ok = strings.CutPrefix(msg, "invalid boolean value ")
+		sep = " for -"
+	}
+	if ok {
+		if i := strings.Index(rest, sep); i >= 0 {
 			value := rest[:i]
-			name, why, _ := strings.Cut(rest[i+len(" for flag "):], ": ")
-			return "flag " + typedName(name, args) + " takes no " + value + ": " + why
+			name, why, _ := strings.Cut(rest[i+len(sep)-1:], ": ")
+			if want := flagKind(fs, name); want != "" && (why == "parse error" || why == "value out of range") {
+				typed := typedName(name, args)
+				return typed + " takes " + strings.Replace(want, "NAME", typed, 1) + ", not " + value
+			}
+			return typedName(name, args) + " takes no " + value + ": " + why
 		}
 	}
 	for _, prefix := range []string{"flag provided but not defined: ", "flag needs an argument: "} {
@@ -460,6 +474,33 @@ func flagError(err error, args []string) string {
 		return "flag " + name + " needs a value"
 	}
 	return msg
+}
+
+// flagKind says what flag name ("-n") of fs takes, for a value it could
+// not parse: "a whole number" for an integer; "" if it is not a number or
+// a boolean (those say why themselves).
+func flagKind(fs *flag.FlagSet, name string) string {
+	f := fs.Lookup(strings.TrimLeft(name, "-"))
+	if f == nil {
+		return ""
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return ""
+	}
+	switch g.Get().(type) {
+	case int, int64:
+		return "a whole number"
+	case uint, uint64:
+		return "a whole number, 0 or more"
+	case float64:
+		return "a number"
+	case bool:
+		return "true or false, joined by '=' (NAME=false)"
+	case time.Duration:
+		return "a duration (500ms, 10s, 5m)"
+	}
+	return ""
 }
 
 // typedName returns the flag name ("-n") as args spell it ("--n").

@@ -1015,7 +1015,10 @@ func TestFlagErrorsAsTyped(t *testing.T) {
 		{[]string{"split", "--nope"}, "uriscan: split: unknown flag --nope\n"},
 		{[]string{"split", "-nope=3"}, "uriscan: split: unknown flag -nope\n"},
 		{[]string{"dedup", "--store"}, "uriscan: dedup: flag --store needs a value\n"},
-		{[]string{"split", "--workers", "many"}, "uriscan: split: flag --workers takes no \"many\": parse error\n"},
+		{[]string{"split", "--workers", "many"}, "uriscan: split: --workers takes a whole number, not \"many\"\n"},
+		{[]string{"split", "--workers", "99999999999999999999"}, "uriscan: split: --workers takes a whole number, not \"99999999999999999999\"\n"},
+		{[]string{"validate", "--quiet=maybe"}, "uriscan: validate: --quiet takes true or false, joined by '=' (--quiet=false), not \"maybe\"\n"},
+		{[]string{"validate", "-q=maybe"}, "uriscan: validate: -q takes true or false, joined by '=' (-q=false), not \"maybe\"\n"},
 		{[]string{"extract", "--workers=-1"}, "uriscan: extract: --workers must be 0 (the number of CPUs) or more, not -1\n"},
 	} {
 		code, _, errs := cli(t, "", tc.args...)
