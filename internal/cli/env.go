@@ -54,15 +54,15 @@ type env struct {
 	// counts are what the pipeline's writer has written (extract's
 	// summary).
 	counts       struct{ bytes, uris, rejected int64 }
-	ioFail       bool  // an input could not be read: exit 2
-	invalid      bool  // some line was invalid: exit 1
-	allowInvalid bool  // --allow-invalid: invalid lines do not make the exit status 1
+	ioFail       bool // an input could not be read: exit 2
+	invalid      bool // some line was invalid: exit 1
+	allowInvalid bool // --allow-invalid: invalid lines do not make the exit status 1
 	// longRun, if set (extract --rejects), reports a run of URI bytes
 	// longer than uriscan.MaxExtractLength that the reader skips (see
 	// pipeline.skipRun).
 	longRun func(k *sink, name string, m uriscan.Match, lineStart int64, head []byte)
-	werr         error // first error writing output; stops the input loop
-	halt         bool  // the command stopped the input loop (a store error)
+	werr    error // first error writing output; stops the input loop
+	halt    bool  // the command stopped the input loop (a store error)
 
 	// start is where the input loop begins (dedup's resume): files
 	// before start.File are skipped, that file is read from start.Offset.

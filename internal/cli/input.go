@@ -149,7 +149,7 @@ func (e *env) openWith(file string, mu *sync.Mutex) (in input, err error) {
 		head, _ = r.(*bufio.Reader).Peek(3)
 	}
 	if bytes.HasPrefix(head, utf8BOM) {
-		in.note = "uriscan: " + in.name + ": skipped a UTF-8 byte-order mark at its start\n"
+		in.note = e.rep.notice(in.name, "skipped a UTF-8 byte-order mark at its start")
 		if in.file != nil {
 			if _, err := in.file.Seek(int64(len(utf8BOM)), io.SeekStart); err != nil {
 				return in, err

@@ -293,6 +293,10 @@ func (e *env) dispatch(args []string) int {
 		return exitOK
 	case "help":
 		return e.help(args[1:])
+	case "completion":
+		return e.completion(args[1:])
+	case "man":
+		return e.man(args[1:])
 	default:
 		c := lookup(name)
 		if c == nil {
@@ -635,7 +639,7 @@ Commands:
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	w.WriteString("  help       show help for a command or topic (uriscan help COMMAND, uriscan help get)\n  version    say which uriscan this is (also --version)\n\nExamples:\n")
+	w.WriteString("  help       show help for a command or topic (uriscan help COMMAND, uriscan help get)\n  version    say which uriscan this is (also --version)\n  completion write the completion script for bash or zsh (eval \"$(uriscan completion bash)\")\n  man        write the manual page, uriscan(1), made from this help (uriscan man > uriscan.1)\n\nExamples:\n")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %s\n", c.example)
 	}

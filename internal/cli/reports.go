@@ -92,6 +92,24 @@ func (r *reports) appendLongLine(b []byte, name string, line int64, n, limit int
 	return r.appendLineReport(b, name, line, limit, append(reason, " bytes"...), head, int64(n))
 }
 
+// notice is a notice about input name, as reports go: "uriscan: NAME:
+// TEXT", {"notice":TEXT} with --errors jsonl ("file" first by the rule of
+// records), nothing with --quiet.
+func (r *reports) notice(name, text string) string {
+	switch {
+	case r.quiet:
+		return ""
+	case r.jsonl:
+		b := []byte("{")
+		if r.withFile {
+			b = append(appendJSONString(append(b, `"file":`...), name), ',')
+		}
+		b = appendJSONString(append(b, `"notice":`...), text)
+		return string(append(b, "}\n"...))
+	}
+	return "uriscan: " + name + ": " + text + "\n"
+}
+
 // appendLineReport appends one report of an invalid line (r nil: text):
 // "NAME:LINE: offset N: REASON\n"; with --errors jsonl
 // {"file","line","offset","reason"[,"input"[,"input_length"]]}, input being

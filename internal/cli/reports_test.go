@@ -198,6 +198,7 @@ func TestJSONSchemas(t *testing.T) {
 	}
 	a := writeFile(t, "a.txt", "http://u@h:1/p?q#f\nbad line\n HTTP://x/\\a b\nhttp://0x7f.1/ http://www.example.co.uk/\n\xff\n")
 	b := writeFile(t, "b.txt", "see http://x/ here\n")
+	bom := writeFile(t, "bom.txt", "\xEF\xBB\xBFhttp://bom.example/\nbad line\n")
 	clf := writeFile(t, "c.log", `1.2.3.4 - - [01/Mar/2024:00:00:00 +0000] "GET /a?b=1 HTTP/1.1" 200 5 "https://ref.example/\x22" "-"`+"\nnot a log line\n")
 	seen := map[string]bool{}
 	for _, tc := range []struct {
@@ -213,6 +214,7 @@ func TestJSONSchemas(t *testing.T) {
 		{[]string{"extract", "--format", "jsonl", "--rejects", "--errors", "jsonl", a, b}, extractKind, summaryKind},
 		{[]string{"extract", "--format", "jsonl", "--log", "combined", "--rejects", "--errors", "jsonl", clf, b}, extractKind, summaryKind},
 		{[]string{"validate", "--errors", "jsonl", a}, reportKind, nil},
+		{[]string{"validate", "--errors", "jsonl", a, bom}, reportKind, reportKind},
 		{[]string{"dedup", "--errors", "jsonl", a, b}, nil, summaryKind},
 		{[]string{"dedup", "--repair", "--errors", "jsonl", a}, nil, summaryKind},
 		{[]string{"dedup", "--extract", "--errors", "jsonl", a}, nil, summaryKind},
@@ -297,6 +299,9 @@ func extractKind(m map[string]any) string {
 }
 
 func reportKind(m map[string]any) string {
+	if _, ok := m["notice"]; ok {
+		return "notice"
+	}
 	if _, ok := m["repaired"]; ok {
 		return "report.repair"
 	}

@@ -576,7 +576,7 @@ type damagedError struct {
 }
 
 func (e *damagedError) Error() string {
-	return fmt.Sprintf("seen: disk set %s is damaged and cannot be opened: %v; remove the directory and rebuild the set (see the README's durability section)", e.dir, e.err)
+	return fmt.Sprintf("seen: disk set %s is damaged and cannot be opened: %v; remove the directory and rebuild the set (see docs/dedup.md, Durability)", e.dir, e.err)
 }
 
 func (e *damagedError) Unwrap() []error { return []error{ErrDamaged, e.err} }
