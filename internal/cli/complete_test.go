@@ -158,3 +158,14 @@ func TestManPage(t *testing.T) {
 		t.Errorf("man: the general help or the exit status is missing")
 	}
 }
+
+// TestHelpFILEs: the help of a command that reads inputs says what a FILE
+// may be; cpu's, which reads none, does not.
+func TestHelpFILEs(t *testing.T) {
+	for _, c := range commands {
+		_, out, _ := cli(t, "", c.name, "--help")
+		if strings.Contains(out, "FILEs:") != (c.name != "cpu") {
+			t.Errorf("%s --help: FILEs said: %v", c.name, strings.Contains(out, "FILEs:"))
+		}
+	}
+}

@@ -684,7 +684,11 @@ func flagUsage(f *flag.Flag) string {
 }
 
 func commandUsage(w *bufio.Writer, c *command) {
-	fmt.Fprintf(w, "Usage: uriscan %s %s\n\n%s\n\nFILEs: \"-\" or none is standard input; gzip, zstd and bzip2 are decompressed, xz refused (told by their magic numbers); a UTF-8 byte-order mark is skipped.\n\nFlags:\n", c.name, c.synopsis, c.doc)
+	fmt.Fprintf(w, "Usage: uriscan %s %s\n\n%s\n\n", c.name, c.synopsis, c.doc)
+	if c.name != "cpu" { // the commands that read inputs
+		w.WriteString("FILEs: \"-\" or none is standard input; gzip, zstd and bzip2 are decompressed, xz refused (told by their magic numbers); a UTF-8 byte-order mark is skipped.\n\n")
+	}
+	w.WriteString("Flags:\n")
 	fs, _ := newFlagSet(c)
 	// A one-letter flag "short for --NAME" is shown on NAME's line.
 	short := map[string]string{}
