@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/uriscan/uriscan"
+	getfmt "github.com/uriscan/uriscan/format"
 	"github.com/uriscan/uriscan/frontier"
 	"github.com/uriscan/uriscan/internal/redisurl"
 	"github.com/uriscan/uriscan/logformat"
@@ -48,7 +49,8 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
 	xo := addExtractFlags(fs, "with --extract, ")
 	scope := fs.String("scope", "", "keep only the URIs whose registrable domain is in `rdn=LIST` (comma-separated: rdn=example.com,example.org; ICANN rules unless --private-suffixes): the others are not written or recorded, and are counted out of scope (with --extract, left out)")
-	privateSuffixes := fs.Bool("private-suffixes", false, "with --scope, count the Public Suffix List's private section too (user.github.io is then its own registrable domain)")
+	privateSuffixes := fs.Bool("private-suffixes", false, "with --scope or --get, count the Public Suffix List's private section too (user.github.io is then its own registrable domain)")
+	get := getFlags{private: privateSuffixes, spec: fs.String("get", "", "write `TEMPLATE` for the first URI of each equivalence class instead of its line (as written, not its normal form), in trurl's --get syntax (uriscan help get); not with a memory store and --output (a resume refills the set from the output's lines), nor with --rebuild")}
 	workers := addWorkersFlag(fs, "; 1: one goroutine reads, keys and decides each line in turn; more: the workers parse, normalize and hash, and one goroutine decides the records in input order")
 	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end, before each read that may block (with more workers than one: when the one that decides waits for input), and when it holds 1 MiB of text. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
 	fs.Bool("verify-input", true, "read each gzip, zstd or bzip2 input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see docs/dedup.md). --verify-input=false takes the lines before the damage, then reports the error") // read by dispatch into e.verifyInput
@@ -114,6 +116,21 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		if *scope != "" && linked.NewSplit == nil {
 			return e.handOff("dedup --scope")
 		}
+		tmpl, code, ok := get.compile(e, "dedup", fs, *scope != "")
+		if !ok {
+			return code
+		}
+		if tmpl != nil {
+			switch {
+			case d.kt.raw:
+				return e.usageError("dedup: --get takes URIs apart; --level "+lv.String()+" reads lines as its owner does", e.cmd)
+			case *rebuild:
+				return e.usageError("dedup: --rebuild adds back the keys of --output's lines: with --get they are templates, not URIs", e.cmd)
+			case !persistent && ckptName != "":
+				return e.usageError("dedup: a resume refills a memory set from --output's lines: with --get they are templates, not URIs (use a disk or Redis store)", e.cmd)
+			}
+			d.kt.get = tmpl
+		}
 		if *scope != "" {
 			if d.kt.raw {
 				return e.usageError("dedup: --scope takes URIs apart; --level "+lv.String()+" reads lines as its owner does", e.cmd)
@@ -123,12 +140,16 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 				return e.usageError("dedup: --scope: "+msg, e.cmd)
 			}
 			d.kt.scope, d.kt.private = set, *privateSuffixes
-		} else if *privateSuffixes {
-			return e.usageError("dedup: --private-suffixes goes with --scope", e.cmd)
 		}
 		// What the checkpoint records of this run, besides its inputs: a
 		// resume with other settings is refused.
 		run := map[string]string{"store": shown, "max-line": strconv.Itoa(e.sc.ls.MaxLine())}
+		if tmpl != nil {
+			run["get"] = *get.spec // the output's lines are its
+			if *privateSuffixes {
+				run["get"] += " (private suffixes)"
+			}
+		}
 		for k, v := range params {
 			run[k] = v
 		}
@@ -337,8 +358,11 @@ type keyer struct {
 	// scope (--scope): the registrable domains kept, lowercase; hosts
 	// splits hosts under rules (each keyer its own).
 	scope   map[string]bool
-	private bool      // --private-suffixes
-	hosts   hostSplit // each keyer its own
+	private bool // --private-suffixes
+	// get (--get) writes the template for each URI taken (each keyer
+	// its own clone).
+	get   *getfmt.Format
+	hosts hostSplit // each keyer its own
 }
 
 // dedupRecs is what keyers made of lines, in a sink, for the Log: the
@@ -526,6 +550,9 @@ func (d *deduper) newKeyer() *keyer {
 		x := *kr.x
 		kr.x = &x
 	}
+	if kr.get != nil {
+		kr.get = kr.get.Clone()
+	}
 	p := &kr
 	if kr.lm != nil {
 		kr.lw = kr.lm.newLogWorker(math.MaxInt, d.e.rep.jsonl, func(_ logformat.Field, m uriscan.Match, _ int64, text []byte) {
@@ -616,7 +643,11 @@ func (kr *keyer) add(k *sink, u *uriscan.URI) bool {
 	if kr.scope != nil && !kr.inScope(kr.h.Canonical()) {
 		return false
 	}
-	k.out = appendURI(k.out, u, kr.redacts)
+	if kr.get != nil {
+		k.out = appendGet(k.out, kr.get, u, kr.redacts)
+	} else {
+		k.out = appendURI(k.out, u, kr.redacts)
+	}
 	k.recs.keys = append(k.recs.keys, seen.Key(sum))
 	k.recs.ends = append(k.recs.ends, len(k.out))
 	return true

@@ -30,9 +30,9 @@ func addGetFlags(fs *flag.FlagSet, what string) getFlags {
 func (g getFlags) compile(e *env, cmd string, fs *flag.FlagSet, domains bool) (*getfmt.Format, int, bool) {
 	if !isFlagSet(fs, "get") {
 		if *g.private && !domains {
-			what := "--get"
-			if cmd == "split" {
-				what = "--get or --domains"
+			what := map[string]string{"split": "--get or --domains", "dedup": "--get or --scope"}[cmd]
+			if what == "" {
+				what = "--get"
 			}
 			return nil, e.usageError(cmd+": --private-suffixes goes with "+what, e.cmd), false
 		}
@@ -73,7 +73,7 @@ func appendGet(dst []byte, f *getfmt.Format, u *uriscan.URI, redact bool) []byte
 
 // helpTopics are the texts of "uriscan help TOPIC" that are no command's.
 var helpTopics = map[string]string{
-	"get": `--get TEMPLATE (split, normalize, extract) writes TEMPLATE once per URI,
+	"get": `--get TEMPLATE (split, normalize, extract, dedup) writes TEMPLATE once per URI,
 its variables filled from the URI, in trurl's --get syntax.
 
 A variable is a name in braces, {host}, or in brackets, [host]; the first

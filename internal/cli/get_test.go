@@ -47,6 +47,11 @@ func TestGetUsageErrors(t *testing.T) {
 		{[]string{"normalize", "--get", "{host}", "--level", "w3lib"}, "normalize: --get"},
 		{[]string{"extract", "--get", "{host}", "--format", "jsonl"}, "extract: --get writes its own lines"},
 		{[]string{"extract", "--get", "{path:0}"}, "path:N needs a segment number"},
+		{[]string{"dedup", "--get", "{host}", "--level", "w3lib"}, "dedup: --get takes URIs apart"},
+		{[]string{"dedup", "--get", "{host}", "--output", "OUT"}, "a resume refills a memory set from --output's lines"},
+		{[]string{"dedup", "--get", "{host}", "--rebuild"}, "--rebuild adds back the keys of --output's lines"},
+		{[]string{"dedup", "--private-suffixes"}, "dedup: --private-suffixes goes with --get or --scope"},
+		{[]string{"dedup", "--get", "{nope}"}, `dedup: --get: unknown variable "nope"`},
 	} {
 		code, out, stderr := cli(t, "http://h/\n", c.args...)
 		if code != 2 || out != "" || !strings.Contains(stderr, c.msg) {
@@ -403,5 +408,35 @@ func TestDedupExtractOptions(t *testing.T) {
 		if code, _, errs := cli(t, "", args...); code != 2 || !strings.Contains(errs, "uriscan: dedup: --") {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
 		}
+	}
+}
+
+// TestDedupGet: dedup --get writes the template for the first URI of each
+// class (as written), the same with one worker or two, with --extract too;
+// with a disk store and --output the template is recorded in the
+// checkpoint, and a resume with another is refused.
+func TestDedupGet(t *testing.T) {
+	in := "http://a.example/x?q=1\nHTTP://A.example:80/x?q=1\nhttp://b.example/y\nnot a uri\nhttp://u:secret@c.example/\n"
+	for _, w := range []string{"1", "2"} {
+		code, out, _ := cli(t, in, "dedup", "--workers", w, "--get", `{scheme} {host}{path}\t{query:q}`)
+		if want := "http a.example/x\t1\nhttp b.example/y\t\nhttp c.example/\t\n"; code != 1 || out != want {
+			t.Errorf("--workers %s: exit %d, %q, want %q", w, code, out, want)
+		}
+	}
+	// A password is redacted in every variable unless --show-passwords.
+	if _, out, _ := cli(t, in, "dedup", "--get", "{url}"); !strings.Contains(out, "http://u:"+uriscan.Redacted+"@c.example/") {
+		t.Errorf("{url}: %q", out)
+	}
+	if _, out, _ := cli(t, "see http://a.example/1 and http://a.example/1 and http://b.example/2\n", "dedup", "--extract", "--get", "{host}"); out != "a.example\nb.example\n" {
+		t.Errorf("--extract: %q", out)
+	}
+	dir := t.TempDir()
+	args := []string{"dedup", "--store", "disk:" + filepath.Join(dir, "seen"), "--key-file", writeKey(t, dir), "--output", filepath.Join(dir, "out.txt"), "--get", "{host}"}
+	if code, _, errs := cli(t, in, args...); code != 1 || readFile(t, filepath.Join(dir, "out.txt")) != "a.example\nb.example\nc.example\n" {
+		t.Fatalf("disk store: exit %d, %q, stderr %q", code, readFile(t, filepath.Join(dir, "out.txt")), errs)
+	}
+	args[len(args)-1] = "{host}{path}"
+	if code, _, errs := cli(t, in, args...); code != 2 || !strings.Contains(errs, "get") {
+		t.Errorf("a resume with another template: exit %d, stderr %q", code, errs)
 	}
 }
