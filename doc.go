@@ -16,7 +16,7 @@
 //
 // # How
 //
-// Scanning runs in two stages (the README describes them, with the masks
+// Scanning runs in two stages (the README and docs/kernels.md describe them, with the masks
 // and the kernels). A kernel classifies the
 // input 64 bytes at a time into bit masks: invalid bytes (which never
 // appear in a URI), structural bytes (the gen-delims and "%"), newlines,

@@ -9,7 +9,7 @@ import (
 // Heuristics are crawler canonicalizations that are NOT RFC 3986
 // equivalences: each can merge URIs that a server treats as different.
 // They apply at level Crawler, on top of Scheme, in the order listed. Pick
-// the set that matches your crawler (the README compares them with purell
+// the set that matches your crawler (docs/normalization.md compares them with purell
 // and with Google Safe Browsing canonicalization).
 type Heuristics uint32
 

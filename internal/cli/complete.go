@@ -91,8 +91,42 @@ func topWords() []string {
 	return append(words, "help", "version", "completion", "man")
 }
 
+func init() {
+	helpTopics["completion"] = `Usage: uriscan completion bash|zsh
+
+Writes the shell's completion script for uriscan: the commands, each
+command's flags, the values of the flags that take one of a list (--level,
+--format, --store...), file names, and the topics of uriscan help. It is
+made from the same flag sets and texts as the help, so it names every flag
+of this uriscan.
+
+  eval "$(uriscan completion bash)"        # in ~/.bashrc
+  uriscan completion bash > /usr/share/bash-completion/completions/uriscan
+  uriscan completion zsh > "${fpath[1]}/_uriscan"   # then compinit
+  source <(uriscan completion zsh)         # or in ~/.zshrc
+`
+	helpTopics["man"] = `Usage: uriscan man
+
+Writes the manual page, uriscan(1), in roff: the general help, then each
+command's synopsis, text, flags and example, made from the texts uriscan
+help prints.
+
+  uriscan man > ~/.local/share/man/man1/uriscan.1 && man uriscan
+  uriscan man | man -l -
+`
+}
+
+// isHelpArg reports whether args ask for help.
+func isHelpArg(args []string) bool {
+	return len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help")
+}
+
 // completion writes the completion script for shell ("bash" or "zsh").
 func (e *env) completion(args []string) int {
+	if isHelpArg(args) {
+		e.out.WriteString(helpTopics["completion"])
+		return exitOK
+	}
 	if len(args) != 1 || (args[0] != "bash" && args[0] != "zsh") {
 		return e.usageError(`completion takes one shell, bash or zsh: eval "$(uriscan completion bash)"`, nil)
 	}
@@ -203,7 +237,9 @@ _uriscan() {
 				}
 				switch ch := choicesOf(c.name, f.name); {
 				case ch != nil:
-					spec += ":" + arg + ":(" + strings.Join(ch, " ") + ")"
+					// A colon in a value is escaped: _arguments splits
+					// its spec at colons ("disk:", "redis://").
+					spec += ":" + arg + ":(" + strings.ReplaceAll(strings.Join(ch, " "), ":", `\:`) + ")"
 				case fileFlags[f.name]:
 					spec += ":" + arg + ":_files"
 				default:
@@ -238,6 +274,10 @@ func roff(text string) string {
 // man writes uriscan(1): the general help, each command's synopsis, text,
 // flags and example, from the texts "uriscan help" prints.
 func (e *env) man(args []string) int {
+	if isHelpArg(args) {
+		e.out.WriteString(helpTopics["man"])
+		return exitOK
+	}
 	if len(args) != 0 {
 		return e.usageError("man takes no argument: uriscan man > uriscan.1; man -l uriscan.1", nil)
 	}

@@ -107,6 +107,22 @@ func TestZshCompletion(t *testing.T) {
 			}
 		}
 	}
+	// _arguments splits a spec at its unescaped colons: a value list
+	// "(memory disk: ...)" must escape them, or zsh completes nothing
+	// (and says "parse error").
+	lists := 0
+	for _, l := range strings.Split(script, "\n") {
+		for _, part := range strings.Split(l, ":(")[1:] {
+			list, _, _ := strings.Cut(part, ")")
+			lists++
+			if strings.Contains(strings.ReplaceAll(list, `\:`, ""), ":") {
+				t.Errorf("zsh: an unescaped colon in the values (%s) of %s", list, strings.TrimSpace(l))
+			}
+		}
+	}
+	if lists < 10 || !strings.Contains(script, `disk\: pebble\: redis\:// `) {
+		t.Errorf("zsh: %d value lists; the stores' %v", lists, strings.Contains(script, `disk\:`))
+	}
 	if _, err := exec.LookPath("zsh"); err != nil {
 		t.Skip("zsh is not installed (.ci/run installs it): syntax not checked")
 	}
@@ -167,5 +183,18 @@ func TestHelpFILEs(t *testing.T) {
 		if strings.Contains(out, "FILEs:") != (c.name != "cpu") {
 			t.Errorf("%s --help: FILEs said: %v", c.name, strings.Contains(out, "FILEs:"))
 		}
+	}
+}
+
+// TestCompletionManHelp: completion and man have help, as topics and as
+// --help, and the unknown-topic message lists every topic.
+func TestCompletionManHelp(t *testing.T) {
+	for _, args := range [][]string{{"help", "completion"}, {"completion", "--help"}, {"help", "man"}, {"man", "-h"}} {
+		if code, out, _ := cli(t, "", args...); code != 0 || !strings.HasPrefix(out, "Usage: uriscan "+strings.TrimPrefix(args[len(args)-1], "-")) && !strings.HasPrefix(out, "Usage: uriscan "+args[0]) {
+			t.Errorf("%q: exit %d, %.60q", args, code, out)
+		}
+	}
+	if code, _, errs := cli(t, "", "help", "nope"); code != 2 || !strings.Contains(errs, "(topics: completion, get, man)") {
+		t.Errorf("help nope: exit %d, %q", code, errs)
 	}
 }

@@ -782,7 +782,7 @@ const (
 // likely bring, from the new keys so far per byte of input read (input
 // file, offset off): a set of n keys after a fraction p of the inputs'
 // bytes is grown to hold n/p (seen.Memory.Grow), so that a run of new
-// keys does not pay for the set's doublings on the way (see the README's
+// keys does not pay for the set's doublings on the way (see docs/dedup.md's
 // figures). The estimate is of the files' sizes: a compressed file,
 // larger read than stored, gives a lower one; standard input and other
 // streams, none. If the new keys come early and duplicates later, the

@@ -211,7 +211,7 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 		in, err := e.open(file)
 		name, r, closeFn := in.name, in.r, in.close
 		if err != nil {
-			e.inputError(err.Error())
+			e.inputError(openErrorMsg(err))
 			if e.endFile != nil {
 				e.endFile()
 			}
@@ -266,6 +266,9 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 
 // inputError reports an input that could not be read (exit 2).
 func (e *env) inputError(msg string) {
+	if e.rep.cmd != "" {
+		msg = e.rep.cmd + ": " + msg // each message names the command
+	}
 	e.ioError(msg)
 	if e.onInputError != nil {
 		e.onInputError(msg)

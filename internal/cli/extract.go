@@ -214,7 +214,7 @@ func writeMatch(k *sink, name, format, field string, get *getfmt.Format, m urisc
 }
 
 // longRunReason is the reason given for a run of URI bytes extract skips.
-var longRunReason = "a run of more than " + strconv.Itoa(uriscan.DefaultBufferSize) + " bytes that a URI may hold, skipped but for its last " + strconv.Itoa(uriscan.MaxExtractLength) + " (its first bytes shown)"
+var longRunReason = "a run of " + strconv.Itoa(uriscan.DefaultBufferSize) + " bytes or more that a URI may hold, skipped but for its last " + strconv.Itoa(uriscan.MaxExtractLength) + " (its first bytes shown)"
 
 // appendMatch appends one match in the format: its bytes (text), a JSON
 // object or a TSV row (with file first, unless it is ""; a text rejection

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -315,7 +316,7 @@ func (e *env) dispatch(args []string) int {
 		if err != nil {
 			return e.usageError(c.name+": "+flagError(err, fs, args[1:]), c)
 		}
-		e.rep.withFile = len(files) > 1
+		e.rep.withFile, e.rep.cmd = len(files) > 1, c.name
 		if f := fs.Lookup("max-line"); f != nil {
 			n := f.Value.(flag.Getter).Get().(int)
 			if n < 1 || n > uriscan.MaxLength-2 {
@@ -396,7 +397,12 @@ func (e *env) help(args []string) int {
 	}
 	c := lookup(args[0])
 	if c == nil {
-		return e.usageError(fmt.Sprintf("help: unknown command or topic %q (topics: get)", args[0]), nil)
+		var topics []string
+		for t := range helpTopics {
+			topics = append(topics, t)
+		}
+		sort.Strings(topics)
+		return e.usageError(fmt.Sprintf("help: unknown command or topic %q (topics: %s)", args[0], strings.Join(topics, ", ")), nil)
 	}
 	commandUsage(e.out, c)
 	return exitOK
@@ -460,6 +466,9 @@ func flagError(err error, fs *flag.FlagSet, args []string) string {
 			value := rest[:i]
 			name, why, _ := strings.Cut(rest[i+len(sep)-1:], ": ")
 			if want := flagKind(fs, name); want != "" && (why == "parse error" || why == "value out of range") {
+				if why == "value out of range" {
+					want += " that fits in 64 bits"
+				}
 				typed := typedName(name, args)
 				return typed + " takes " + strings.Replace(want, "NAME", typed, 1) + ", not " + value
 			}

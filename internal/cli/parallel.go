@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -102,6 +104,9 @@ func (k *sink) ioError(msg string) {
 	k.ioFail = true
 	k.ioAt = len(k.err)
 	k.err = append(k.err, "uriscan: "...)
+	if k.rep != nil && k.rep.cmd != "" {
+		k.err = append(append(k.err, k.rep.cmd...), ": "...) // each message names the command
+	}
 	k.err = append(k.err, msg...)
 	k.err = append(k.err, '\n')
 }
@@ -921,10 +926,16 @@ func (p *pipeline) skipRun(c *chunk, run []byte) {
 }
 
 // lineNow returns the number of lines before the reader's position,
-// waiting for the workers to have counted them.
+// waiting for the workers to have counted them (not once the run quits).
 func (p *pipeline) lineNow() int {
 	if p.last != nil {
-		<-p.last.done
+		select {
+		case <-p.last.done:
+		case <-p.quit:
+			// The run is quitting, and the workers may not count the
+			// chunks before: what the caller makes is not written.
+			return p.line
+		}
 		p.line, p.lineStart, p.last = p.last.line+p.last.lines, p.last.end, nil
 	}
 	return p.line
@@ -1084,7 +1095,7 @@ func (p *pipeline) readInput(file string) bool {
 		p.e.prog.add(int64(len(utf8BOM)), 0)
 	}
 	if err != nil {
-		c.k.ioError(err.Error())
+		c.k.ioError(openErrorMsg(err))
 		c.k.inputErr = true
 		in.close()
 		p.sendDone(c)
@@ -1487,7 +1498,7 @@ func (p *pipeline) readError(c *chunk, have int, err error) bool {
 	}
 	switch {
 	case p.extract && cutLine:
-		c.k.ioError(fmt.Sprintf("%s:%d: the last line was cut short by a read error at offset %d, and is taken only up to offset %d (no URI that reaches the cut): %v",
+		c.k.ioError(fmt.Sprintf("%s:%d: the last line was cut short by a read error at byte %d of the input, and is taken only up to byte %d (no URI that reaches the cut): %v",
 			c.name, p.lineNow()+1, p.off+int64(len(rest)), p.off, err))
 	case p.extract:
 		c.k.ioError(c.name + ": " + err.Error())
@@ -1562,9 +1573,23 @@ func (p *pipeline) longLine(c *chunk, have int, r io.Reader) (*chunk, int, bool)
 func inputErrorMsg(name string, err error) string {
 	var te *uriscan.TruncatedError
 	if errors.As(err, &te) {
-		return fmt.Sprintf("%s:%d: the last line (%d bytes, offset %d) was cut short by a read error, and is not taken: %v", name, te.Line, te.Len, te.Offset, te.Err)
+		return fmt.Sprintf("%s:%d: the last line (%d bytes, from byte %d of the input) was cut short by a read error, and is not taken: %v", name, te.Line, te.Len, te.Offset, te.Err)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == name {
+		return name + ": " + pe.Err.Error() // not "NAME: read NAME: why"
 	}
 	return name + ": " + err.Error()
+}
+
+// openErrorMsg is an input's open error as a message: "NAME: why", not
+// the *PathError's "open NAME: why".
+func openErrorMsg(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "open" {
+		return strings.Replace(err.Error(), "open "+pe.Path+": ", pe.Path+": ", 1)
+	}
+	return err.Error()
 }
 
 // errReader returns its error.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -192,7 +193,7 @@ func TestExtractChunksVsScanner(t *testing.T) {
 				}
 				seen = m.Start
 				// "offset" is in the line; a line of 1 MB spans chunks.
-				fmt.Fprintf(&want, "%d\t%d\t%s\n", m.Line, m.Start-lineStart, s.Bytes(m))
+				fmt.Fprintf(&want, "%d\t%d\t%d\t%s\n", m.Line, m.Start-lineStart, m.Start, s.Bytes(m))
 				n++
 			}
 		}
@@ -206,14 +207,26 @@ func TestExtractChunksVsScanner(t *testing.T) {
 			for _, w := range []string{"1", "2", "1 file", "2 file", "1 mapped", "2 mapped"} {
 				w, how, _ := strings.Cut(w, " ")
 				mapped := how != ""
-				args := []string{"extract", "--format", "tsv", "--workers", w}
+				args := []string{"extract", "--format", "jsonl", "--workers", w}
 				if mapped {
 					args = append(args, file)
 				}
 				mapInputs = map[string]int{"": mapAuto, "file": mapNever, "mapped": mapAlways}[how]
-				code, out, errs := cliReader(t, bytes.NewReader(in), args...)
+				code, jsonl, errs := cliReader(t, bytes.NewReader(in), args...)
 				mapInputs = mapAuto
-				if code != 0 || out != want.String() {
+				var got strings.Builder // line, offset, byte_offset and URI
+				for _, l := range lines(jsonl) {
+					var r struct {
+						Line, Offset int64
+						ByteOffset   int64 `json:"byte_offset"`
+						URI          string
+					}
+					if err := json.Unmarshal([]byte(l), &r); err != nil {
+						t.Fatalf("%q: %v", l, err)
+					}
+					fmt.Fprintf(&got, "%d\t%d\t%d\t%s\n", r.Line, r.Offset, r.ByteOffset, r.URI)
+				}
+				if out := got.String(); code != 0 || out != want.String() {
 					t.Errorf("input %d, chunks of %d, --workers %s (mapped %v): exit %d, stderr %q: %s", i, size, w, mapped, code, errs, firstDiff(out, want.String(), "", ""))
 				}
 			}

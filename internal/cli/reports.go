@@ -15,7 +15,10 @@ type reports struct {
 	// withFile: the run reads more than one input, so a JSON record (and
 	// a TSV row) names its "file" (grep's rule for its -H).
 	withFile bool
-	max      int64 // stop after this many invalid lines (0: never)
+	// cmd names the command in the messages about an input ("uriscan:
+	// split: a.txt: no such file or directory").
+	cmd string
+	max int64 // stop after this many invalid lines (0: never)
 	// invalid counts the invalid lines written so far (the writer's).
 	invalid int64
 	// stopped is set when max was reached.

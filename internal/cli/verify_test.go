@@ -149,7 +149,7 @@ func TestVerifyInputCorruptArchive(t *testing.T) {
 					t.Fatalf("%s: second run: exit %d, %+v, %s", name, code2, s2, errs2)
 				}
 				if verify {
-					if code != 2 || !strings.Contains(errs, "uriscan: "+shown+": the "+kind+" input fails verification after ") || !strings.Contains(errs, "none of its lines is taken: ") {
+					if code != 2 || !strings.Contains(errs, "uriscan: dedup: "+shown+": the "+kind+" input fails verification after ") || !strings.Contains(errs, "none of its lines is taken: ") {
 						t.Errorf("%s: exit %d, stderr %q", name, code, errs)
 					}
 					if len(written) != 0 || s.Lines != 0 || s.Unique != 0 {
@@ -375,7 +375,7 @@ func TestExtractTruncatedLastLine(t *testing.T) {
 				}
 				if len(p) > 0 && p[len(p)-1] != '\n' {
 					line := bytes.Count(p, []byte("\n")) + 1
-					if msg := fmt.Sprintf("%s:%d: the last line was cut short by a read error at offset %d, and is taken only up to offset %d", name, line, len(p), settled+1); !strings.Contains(errs, msg) {
+					if msg := fmt.Sprintf("%s:%d: the last line was cut short by a read error at byte %d of the input, and is taken only up to byte %d", name, line, len(p), settled+1); !strings.Contains(errs, msg) {
 						t.Fatalf("%s cut at %d: stderr %q, want %q", kind, cut, errs, msg)
 					}
 				}

@@ -78,7 +78,7 @@ import (
 // caller that records a seen.Stamp (a checkpoint), which also sees a directory
 // deleted and made anew. Close flushes the memtable to a table first, so a
 // set closed cleanly needs no write-ahead log to be read back. Damage that
-// no check can see is listed in the README's durability section.
+// no check can see is listed in docs/dedup.md's durability section.
 //
 // # Failures
 //
@@ -102,7 +102,7 @@ import (
 // The write-ahead log and memtables are sized to the data (4 MiB
 // memtables by default, so about 5 MB of preallocated write-ahead log
 // each), so a set's disk footprint is proportional to its keys, plus about
-// 10-15 MB; see the README for bytes per key.
+// 10-15 MB; see docs/performance.md for bytes per key.
 //
 // # Speed
 //
