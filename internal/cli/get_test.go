@@ -76,7 +76,7 @@ func TestGetHelp(t *testing.T) {
 	if _, got, _ := cli(t, "https://shop.example.co.uk/items/blue%20cup?id=42\n", "split", "--get", "{rdn} {path:-1} {query:id}"); strings.TrimSpace(got) != want {
 		t.Errorf("the example writes %q; help says %q", got, want)
 	}
-	if code, _, stderr := cli(t, "", "help", "nope"); code != 2 || !strings.Contains(stderr, "topics: get") {
+	if code, _, stderr := cli(t, "", "help", "nope"); code != 2 || !strings.Contains(stderr, "topics: completion, get, man") {
 		t.Errorf("help nope: exit %d, %q", code, stderr)
 	}
 }
