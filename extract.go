@@ -71,11 +71,13 @@ type Extractor struct {
 
 // Match is one URI found in a text: its bytes are text[Start:End] (offsets
 // from the start of the text, or of the stream for a Scanner). Line is its
-// line number, counting '\n' from 1. Rejected is set, with Rejects, for a
-// candidate that left no URI; Start:End is then the candidate.
+// line number, counting '\n' from 1, and Col its byte offset in that line:
+// Start less the offset after the last '\n' before it (Col == Start when
+// there is none). Rejected is set, with Rejects, for a candidate that left
+// no URI; Start:End is then the candidate.
 type Match struct {
 	Start, End int64
-	Line       int64
+	Line, Col  int64
 	Rejected   bool
 }
 
@@ -96,16 +98,18 @@ func (x *Extractor) Append(dst []Match, text []byte) []Match {
 // holds, give the matches of the whole text.
 func (x *Extractor) AppendAfter(dst []Match, text []byte, before byte) []Match {
 	x.before = before
-	dst, _, _ = x.appendFrom(dst, text, 0, len(text), 0, 1)
+	dst, _, _, _ = x.appendFrom(dst, text, 0, len(text), 0, 1)
 	return dst
 }
 
 // appendFrom finds the matches whose colon lies in text[from:to] and that
 // start at or after done; line is the line number at text[from]. It
-// returns dst, the end of the last match (or done), and the line number
-// at text[to].
-func (x *Extractor) appendFrom(dst []Match, text []byte, from, to, done int, line int64) ([]Match, int, int64) {
+// returns dst, the end of the last match (or done), the line number at
+// text[to] and the offset after the last '\n' in text[from:to] (0 if
+// none). The lines and their starts come from the newline masks.
+func (x *Extractor) appendFrom(dst []Match, text []byte, from, to, done int, line int64) ([]Match, int, int64, int) {
 	x.walkFrom = -1
+	lineStart := 0 // after the last '\n' before block b
 	for c := from; c < to; c += extractChunk {
 		n := min(extractChunk, to-c)
 		nb := (n + blockSize - 1) / blockSize
@@ -130,20 +134,29 @@ func (x *Extractor) appendFrom(dst []Match, text []byte, from, to, done int, lin
 				if start < done {
 					continue
 				}
-				l := lines + int64(bits.OnesCount64(m.newline&(1<<uint(i-at)-1)))
+				// No '\n' lies between start and the colon (a URI holds
+				// none): the line is the colon's.
+				before := m.newline & (1<<uint(i-at) - 1)
+				l, ls := lines+int64(bits.OnesCount64(before)), lineStart
+				if before != 0 {
+					ls = at + 64 - bits.LeadingZeros64(before)
+				}
 				if ok {
-					dst = append(dst, Match{Start: int64(start), End: int64(end), Line: l})
+					dst = append(dst, Match{Start: int64(start), End: int64(end), Line: l, Col: int64(start - ls)})
 					done = end
 				} else if x.Rejects {
-					dst = append(dst, Match{Start: int64(start), End: int64(end), Line: l, Rejected: true})
+					dst = append(dst, Match{Start: int64(start), End: int64(end), Line: l, Col: int64(start - ls), Rejected: true})
 					done = end
 				}
 			}
 			lines += int64(bits.OnesCount64(m.newline))
+			if m.newline != 0 {
+				lineStart = at + 64 - bits.LeadingZeros64(m.newline)
+			}
 		}
 		line = lines
 	}
-	return dst, done, line
+	return dst, done, line, lineStart
 }
 
 // runEnd returns the index of the first byte at or after i that cannot be
@@ -384,17 +397,20 @@ const MaxExtractLength = 64 << 10
 // its offsets in the stream. Each Scan hands out the matches settled by
 // one read (Matches); Bytes gives a match's bytes until the next Scan.
 type ExtractScanner struct {
-	x       *Extractor
-	r       io.Reader
-	buf     []byte
-	have    int   // bytes of buf read
-	from    int   // buf[:from] is settled: dropped at the next Scan
-	base    int64 // stream offset of buf[0]
-	line    int64 // line number at buf[from]
-	matches []Match
-	err     error
-	eof     bool
-	before  byte // the byte before buf[0] (see AppendAfter)
+	x    *Extractor
+	r    io.Reader
+	buf  []byte
+	have int   // bytes of buf read
+	from int   // buf[:from] is settled: dropped at the next Scan
+	base int64 // stream offset of buf[0]
+	line int64 // line number at buf[from]
+	// lineStart is the stream offset after the last '\n' settled (where
+	// the line at buf[from] starts).
+	lineStart int64
+	matches   []Match
+	err       error
+	eof       bool
+	before    byte // the byte before buf[0] (see AppendAfter)
 }
 
 // NewExtractScanner returns a scanner of r's matches by x.
@@ -451,10 +467,18 @@ func (s *ExtractScanner) Scan() bool {
 			}
 		}
 		s.x.before = s.before
-		s.matches, _, s.line = s.x.appendFrom(s.matches, text, 0, safe, 0, s.line)
+		var ls int
+		s.matches, _, s.line, ls = s.x.appendFrom(s.matches, text, 0, safe, 0, s.line)
 		for i := range s.matches {
-			s.matches[i].Start += s.base
-			s.matches[i].End += s.base
+			m := &s.matches[i]
+			if m.Col == m.Start { // in the line the read began in
+				m.Col += s.base - s.lineStart
+			}
+			m.Start += s.base
+			m.End += s.base
+		}
+		if ls > 0 {
+			s.lineStart = s.base + int64(ls)
 		}
 		s.from = safe
 		if safe > 0 {

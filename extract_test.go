@@ -455,3 +455,47 @@ func TestExtractScannerReadError(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractCol: each match's Col is its offset in its line, with lines
+// that begin in an earlier block, an earlier chunk of the extractor, or
+// an earlier read of an ExtractScanner, and lines that hold several URIs;
+// with every kernel.
+func TestExtractCol(t *testing.T) {
+	var b strings.Builder
+	for i := range 400 {
+		// Lines of 0 to ~9 KiB: some end in the block they start in, some
+		// span blocks and the extractor's 4 KiB chunks.
+		b.WriteString(strings.Repeat("x ", (i*i*37)%4600))
+		fmt.Fprintf(&b, "http://h%d.example/a and https://k.example/%d", i, i)
+		if i%3 != 0 {
+			b.WriteByte('\n')
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	text := b.String()
+	check := func(name string, ms []Match) {
+		t.Helper()
+		if len(ms) != 800 {
+			t.Fatalf("%s: %d matches", name, len(ms))
+		}
+		for _, m := range ms {
+			if col := m.Start - int64(strings.LastIndexByte(text[:m.Start], '\n')+1); m.Col != col {
+				t.Fatalf("%s: match %+v: Col %d, want %d", name, m, m.Col, col)
+			}
+		}
+	}
+	for _, k := range availableKernels() {
+		defer useKernel(k)()
+		var x Extractor
+		check(k.String()+" Append", x.Append(nil, []byte(text)))
+		for _, r := range []io.Reader{iotest.HalfReader(strings.NewReader(text)), iotest.OneByteReader(strings.NewReader(text))} {
+			s := NewExtractScanner(&x, r)
+			var ms []Match
+			for s.Scan() {
+				ms = append(ms, s.Matches()...)
+			}
+			check(k.String()+" ExtractScanner", ms)
+		}
+	}
+}

@@ -10,8 +10,9 @@ import (
 
 // FuzzExtract checks the extractor's promises on any text: offsets in
 // range, matches in order and not overlapping, each one a URI that parses
-// strictly with an allowed scheme, and a stream split into any reads
-// giving the same matches (offsets and lines) as one buffer.
+// strictly with an allowed scheme, its line and its column (Col) those
+// of its offset, and a stream split into any reads giving the same
+// matches (offsets, lines and columns) as one buffer.
 func FuzzExtract(f *testing.F) {
 	f.Add([]byte("see http://a/b. and (https://en.wikipedia.org/wiki/Go_(lang)) <URL:http://x/>"), []byte{3, 1, 250}, false)
 	f.Add([]byte(`1.2.3.4 - - [x] "GET http://a/b?c HTTP/1.1" 200 1 "https://r/x" "UA (+http://bot/)"`+"\n"), []byte{7}, true)
@@ -30,6 +31,9 @@ func FuzzExtract(f *testing.F) {
 			if m.Line != line {
 				t.Fatalf("match %+v: line %d, want %d", m, m.Line, line)
 			}
+			if col := m.Start - int64(strings.LastIndexByte(string(text[:m.Start]), '\n')+1); m.Col != col {
+				t.Fatalf("match %+v: col %d, want %d", m, m.Col, col)
+			}
 			u := text[m.Start:m.End]
 			if !m.Rejected {
 				p, err := uriscan.Parse(u)
@@ -37,7 +41,7 @@ func FuzzExtract(f *testing.F) {
 					t.Fatalf("match %q: %v", u, err)
 				}
 			}
-			want = append(want, fmt.Sprintf("%d-%d:%d:%v", m.Start, m.End, m.Line, m.Rejected))
+			want = append(want, fmt.Sprintf("%d-%d:%d:%d:%v", m.Start, m.End, m.Line, m.Col, m.Rejected))
 		}
 		s := uriscan.NewExtractScanner(&x, &cutReader{data: text, cuts: cuts})
 		var got []string
@@ -46,7 +50,7 @@ func FuzzExtract(f *testing.F) {
 				if string(s.Bytes(m)) != string(text[m.Start:m.End]) {
 					t.Fatalf("stream match %+v: bytes %q", m, s.Bytes(m))
 				}
-				got = append(got, fmt.Sprintf("%d-%d:%d:%v", m.Start, m.End, m.Line, m.Rejected))
+				got = append(got, fmt.Sprintf("%d-%d:%d:%d:%v", m.Start, m.End, m.Line, m.Col, m.Rejected))
 			}
 		}
 		if s.Err() != nil || strings.Join(got, " ") != strings.Join(want, " ") {

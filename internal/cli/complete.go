@@ -41,13 +41,14 @@ var fileFlags = map[string]bool{"key-file": true, "output": true, "checkpoint": 
 
 // flagInfo is one flag as completion offers it.
 type flagInfo struct {
+	flag        *flag.Flag
 	name, short string // "quiet", "q"
 	takes       bool   // it takes a value
 	arg, usage  string
 }
 
-// commandFlags returns c's flags in name order, a short one on its long
-// one's entry.
+// commandFlags returns c's flags in name order, a one-letter flag "short
+// for --NAME" on NAME's entry (as help shows them: -q, --quiet).
 func commandFlags(c *command) []flagInfo {
 	fs, _ := newFlagSet(c)
 	short := map[string]string{}
@@ -63,10 +64,20 @@ func commandFlags(c *command) []flagInfo {
 		}
 		arg, usage := flag.UnquoteUsage(f)
 		_, isBool := f.Value.(interface{ IsBoolFlag() bool })
-		out = append(out, flagInfo{name: f.Name, short: short[f.Name], takes: !isBool, arg: arg, usage: usage})
+		out = append(out, flagInfo{flag: f, name: f.Name, short: short[f.Name], takes: !isBool, arg: arg, usage: usage})
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
+}
+
+// topicNames are the help topics that are no command, sorted.
+func topicNames() []string {
+	var topics []string
+	for t := range helpTopics {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	return topics
 }
 
 // helpNames are the words "uriscan help" takes.
@@ -75,9 +86,7 @@ func helpNames() []string {
 	for _, c := range commands {
 		names = append(names, c.name)
 	}
-	for t := range helpTopics {
-		names = append(names, t)
-	}
+	names = append(names, topicNames()...)
 	sort.Strings(names)
 	return names
 }
@@ -302,9 +311,8 @@ func (e *env) man(args []string) int {
 			w.WriteString(roff(p) + "\n.PP\n")
 		}
 		w.WriteString("Flags:\n")
-		fs, _ := newFlagSet(c)
 		for _, f := range commandFlags(c) {
-			fmt.Fprintf(w, ".TP\n.B %s\n%s\n", roff(flagSynopsis(fs.Lookup(f.name), f.short)), roff(flagUsage(fs.Lookup(f.name))))
+			fmt.Fprintf(w, ".TP\n.B %s\n%s\n", roff(flagSynopsis(f.flag, f.short)), roff(flagUsage(f.flag)))
 		}
 		fmt.Fprintf(w, ".PP\nExample:\n.RS\n.nf\n%s\n.fi\n.RE\n", roff(c.example))
 	}

@@ -10,18 +10,6 @@ import (
 	"testing"
 )
 
-// listsValues reports whether f's help lists the values it takes, as
-// flagSynopsis reads it (a placeholder named after the flag).
-func listsValues(f *flag.Flag) bool {
-	arg, _ := flag.UnquoteUsage(f)
-	i := strings.Index(f.Usage, "`"+arg+"`")
-	if arg == "" || i < 0 || arg != strings.ToLower(arg) || (i > 0 && !strings.HasSuffix(f.Usage[:i], ": ")) {
-		return false
-	}
-	after := f.Usage[i+len(arg)+2:]
-	return strings.HasPrefix(after, " (") || strings.HasPrefix(after, ",") || strings.HasPrefix(after, " or ")
-}
-
 // TestFlagChoices: every flag whose help lists its values has them in
 // flagChoices (which completion offers), and each of them is in its help.
 func TestFlagChoices(t *testing.T) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"flag"
 	"strconv"
 	"strings"
@@ -17,12 +16,20 @@ type extractOpts struct {
 	anyScheme                                               *bool
 	minScheme                                               *int
 	fields                                                  stringsFlag
+	names                                                   []string // the flags it defines
 }
 
 // addExtractFlags defines the options of what extract finds on fs; with
 // prefixes their help ("with --extract, ").
 func addExtractFlags(fs *flag.FlagSet, with string) *extractOpts {
 	o := &extractOpts{}
+	had := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { had[f.Name] = true })
+	defer fs.VisitAll(func(f *flag.Flag) {
+		if !had[f.Name] {
+			o.names = append(o.names, f.Name)
+		}
+	})
 	o.schemes = fs.String("schemes", "http,https", with+"the `schemes` that count, comma-separated (case-insensitive)")
 	o.anyScheme = fs.Bool("any-scheme", false, with+"take every syntactically valid scheme of at least --min-scheme bytes")
 	o.minScheme = fs.Int("min-scheme", 3, with+"the shortest scheme --any-scheme takes, in `bytes` (so that \"a:b\" in prose is not a URI)")
@@ -58,7 +65,7 @@ func (o *extractOpts) describe(x *uriscan.Extractor) string {
 
 // set reports whether any option of o was given on fs.
 func (o *extractOpts) set(fs *flag.FlagSet) bool {
-	for _, n := range []string{"schemes", "any-scheme", "min-scheme", "log", "columns", "delimiter", "host-field", "field", "base"} {
+	for _, n := range o.names {
 		if isFlagSet(fs, n) {
 			return true
 		}
@@ -145,12 +152,13 @@ func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
 			}
 			return func(c *chunk) {
 				ms = x.AppendAfter(ms[:0], c.data, c.before)
-				lineStart, seen := c.lineStart, 0 // c.data[:seen] searched for '\n'
 				for _, m := range ms {
-					if i := bytes.LastIndexByte(c.data[seen:m.Start], '\n'); i >= 0 {
-						lineStart = c.off + int64(seen+i+1)
+					// Col is in the chunk's text: a line that began before
+					// the chunk began at c.lineStart.
+					lineStart := c.off + m.Start - m.Col
+					if m.Col == m.Start {
+						lineStart = c.lineStart
 					}
-					seen = int(m.Start)
 					text := c.data[m.Start:m.End]
 					m.Start += c.off
 					m.End += c.off
@@ -189,10 +197,7 @@ func writeMatch(k *sink, name, format, field string, get *getfmt.Format, m urisc
 		k.uris++
 	}
 	text = shownBytes(text, k.rep.redacts())
-	file := name
-	if !k.rep.withFile {
-		file = ""
-	}
+	file := k.rep.file(name)
 	if m.Rejected && format != "jsonl" {
 		switch {
 		case k.rep.quiet:

@@ -138,10 +138,10 @@ func appendRecordStart(b []byte, file string) []byte {
 	return append(b, `,"line":`...)
 }
 
-// recordFile is the "file" of a JSON record: name when the run reads more
-// than one input, else "" (none).
-func recordFile(files []string, name string) string {
-	if len(files) > 1 {
+// file is the "file" of a JSON record or TSV row of input name: name
+// when the run reads more than one input, else "" (none).
+func (r *reports) file(name string) string {
+	if r.withFile {
 		return name
 	}
 	return ""

@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -397,12 +396,7 @@ func (e *env) help(args []string) int {
 	}
 	c := lookup(args[0])
 	if c == nil {
-		var topics []string
-		for t := range helpTopics {
-			topics = append(topics, t)
-		}
-		sort.Strings(topics)
-		return e.usageError(fmt.Sprintf("help: unknown command or topic %q (topics: %s)", args[0], strings.Join(topics, ", ")), nil)
+		return e.usageError(fmt.Sprintf("help: unknown command or topic %q (topics: %s)", args[0], strings.Join(topicNames(), ", ")), nil)
 	}
 	commandUsage(e.out, c)
 	return exitOK
@@ -666,13 +660,10 @@ usage or I/O error, 130 / 143 when stopped by SIGINT / SIGTERM.
 func flagSynopsis(f *flag.Flag, short string) string {
 	arg, _ := flag.UnquoteUsage(f)
 	if arg != "" {
-		if i := strings.Index(f.Usage, "`"+arg+"`"); i >= 0 && arg == strings.ToLower(arg) && (i == 0 || strings.HasSuffix(f.Usage[:i], ": ")) {
-			after := f.Usage[i+len(arg)+2:]
-			if strings.HasPrefix(after, " (") || strings.HasPrefix(after, ",") || strings.HasPrefix(after, " or ") {
-				arg = map[string]string{"errors": "FORMAT", "log": "FORMAT"}[f.Name]
-				if arg == "" {
-					arg = f.Name
-				}
+		if listsValues(f) {
+			arg = map[string]string{"errors": "FORMAT", "log": "FORMAT"}[f.Name]
+			if arg == "" {
+				arg = f.Name
 			}
 		}
 		arg = " " + strings.ToUpper(arg)
@@ -681,6 +672,19 @@ func flagSynopsis(f *flag.Flag, short string) string {
 		return "-" + short + ", --" + f.Name + arg
 	}
 	return "--" + f.Name + arg
+}
+
+// listsValues reports whether f's usage lists the values it takes: its
+// quoted word, lower case, is the first of them ("`syntax` (RFC 3986
+// ...), scheme ...", "...: `memory`, disk:DIR ...").
+func listsValues(f *flag.Flag) bool {
+	arg, _ := flag.UnquoteUsage(f)
+	i := strings.Index(f.Usage, "`"+arg+"`")
+	if arg == "" || i < 0 || arg != strings.ToLower(arg) || (i > 0 && !strings.HasSuffix(f.Usage[:i], ": ")) {
+		return false
+	}
+	after := f.Usage[i+len(arg)+2:]
+	return strings.HasPrefix(after, " (") || strings.HasPrefix(after, ",") || strings.HasPrefix(after, " or ")
 }
 
 // flagUsage is a flag's usage in help, with its default.
@@ -698,19 +702,8 @@ func commandUsage(w *bufio.Writer, c *command) {
 		w.WriteString("FILEs: \"-\" or none is standard input; gzip, zstd and bzip2 are decompressed, xz refused (told by their magic numbers); a UTF-8 byte-order mark is skipped.\n\n")
 	}
 	w.WriteString("Flags:\n")
-	fs, _ := newFlagSet(c)
-	// A one-letter flag "short for --NAME" is shown on NAME's line.
-	short := map[string]string{}
-	fs.VisitAll(func(f *flag.Flag) {
-		if long, ok := strings.CutPrefix(f.Usage, "short for --"); ok && len(f.Name) == 1 {
-			short[long] = f.Name
-		}
-	})
-	fs.VisitAll(func(f *flag.Flag) {
-		if _, ok := short[strings.TrimPrefix(f.Usage, "short for --")]; ok && len(f.Name) == 1 {
-			return
-		}
-		fmt.Fprintf(w, "  %s\n    \t%s\n", flagSynopsis(f, short[f.Name]), flagUsage(f))
-	})
+	for _, f := range commandFlags(c) {
+		fmt.Fprintf(w, "  %s\n    \t%s\n", flagSynopsis(f.flag, f.short), flagUsage(f.flag))
+	}
 	fmt.Fprintf(w, "  -h, --help\n    \tshow this help\n\nExample:\n  %s\n\nExit status: 0 if every line is valid, 1 if some line is invalid, 2 on a\nusage or I/O error, 130 / 143 when stopped by SIGINT / SIGTERM.\n", c.example)
 }

@@ -75,7 +75,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 					return normalize.AppendSURT(dst, raw, opts)
 				}
 				return func(k *sink, name string, s *recordScanner) {
-					buf = normalizeRaw(k, name, recordFile(files, name), s, nil, false, buf, surt)
+					buf = normalizeRaw(k, name, k.rep.file(name), s, nil, false, buf, surt)
 				}
 			})
 		default:
@@ -103,7 +103,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			raw := func(dst, line []byte) ([]byte, error) { return norm.AppendRaw(dst, line, lv) }
 			return func(k *sink, name string, s *recordScanner) {
 				if lv.Raw() {
-					fixed = normalizeRaw(k, name, recordFile(files, name), s, h, jsonl, fixed, raw)
+					fixed = normalizeRaw(k, name, k.rep.file(name), s, h, jsonl, fixed, raw)
 					return
 				}
 				buf := k.out
@@ -135,12 +135,12 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 					buf = norm.Append(buf, u, lv)
 					buf = redactDerived(buf, start, k.rep.redacts(), u)
 				case jsonl && perr != nil:
-					buf = appendSplitInvalid(buf, recordFile(files, name), s.Line(), s.Bytes(), s.Len(), perr, k.rep.redacts())
+					buf = appendSplitInvalid(buf, k.rep.file(name), s.Line(), s.Bytes(), s.Len(), perr, k.rep.redacts())
 				case jsonl:
 					// The hash is of the normal form as shown (dedup's key:
 					// the hasher redacts as the output does).
 					sum, canon := h.Sum(u), h.Canonical()
-					buf = appendRecordStart(buf, recordFile(files, name))
+					buf = appendRecordStart(buf, k.rep.file(name))
 					buf = strconv.AppendInt(buf, int64(s.Line()), 10)
 					buf = append(buf, `,"input":`...)
 					buf = appendJSONString(buf, view(shownBytes(s.Bytes(), k.rep.redacts())))
@@ -229,11 +229,7 @@ func appendRepaired(b []byte, r normalize.Repairs) []byte {
 // appendRepair appends "NAME:LINE: repaired: ..." (what Repair did) to b.
 func appendRepair(b []byte, name string, line int, r normalize.Repairs, rep *reports) []byte {
 	if rep.jsonl {
-		file := name
-		if !rep.withFile {
-			file = ""
-		}
-		b = appendRecordStart(b, file)
+		b = appendRecordStart(b, rep.file(name))
 		b = strconv.AppendInt(b, int64(line), 10)
 		return append(appendRepaired(b, r), "}\n"...)
 	}

@@ -1575,21 +1575,28 @@ func inputErrorMsg(name string, err error) string {
 	if errors.As(err, &te) {
 		return fmt.Sprintf("%s:%d: the last line (%d bytes, from byte %d of the input) was cut short by a read error, and is not taken: %v", name, te.Line, te.Len, te.Offset, te.Err)
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Path == name {
-		return name + ": " + pe.Err.Error() // not "NAME: read NAME: why"
+	if msg, ok := pathErrorMsg(err); ok && strings.HasPrefix(msg, name+": ") {
+		return msg // not "NAME: read NAME: why"
 	}
 	return name + ": " + err.Error()
 }
 
-// openErrorMsg is an input's open error as a message: "NAME: why", not
-// the *PathError's "open NAME: why".
+// openErrorMsg is an input's open error as a message: "NAME: why".
 func openErrorMsg(err error) string {
+	msg, _ := pathErrorMsg(err)
+	return msg
+}
+
+// pathErrorMsg words err, a *PathError of a system call on an input (in
+// a wrapping error, which may add to it), as "NAME: why", without the
+// call ("open NAME: why", "read NAME: why"); false, with err's text, for
+// another error (a decompressor's "gunzip NAME: why" says what failed).
+func pathErrorMsg(err error) (string, bool) {
 	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Op == "open" {
-		return strings.Replace(err.Error(), "open "+pe.Path+": ", pe.Path+": ", 1)
+	if errors.As(err, &pe) && (pe.Op == "open" || pe.Op == "read") {
+		return strings.Replace(err.Error(), pe.Op+" "+pe.Path+": ", pe.Path+": ", 1), true
 	}
-	return err.Error()
+	return err.Error(), false
 }
 
 // errReader returns its error.

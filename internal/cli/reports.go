@@ -104,8 +104,8 @@ func (r *reports) notice(name, text string) string {
 		return ""
 	case r.jsonl:
 		b := []byte("{")
-		if r.withFile {
-			b = append(appendJSONString(append(b, `"file":`...), name), ',')
+		if file := r.file(name); file != "" {
+			b = append(appendJSONString(append(b, `"file":`...), file), ',')
 		}
 		b = appendJSONString(append(b, `"notice":`...), text)
 		return string(append(b, "}\n"...))
@@ -123,10 +123,7 @@ func (r *reports) appendLineReport(b []byte, name string, line int64, off int, r
 	case r != nil && r.quiet:
 		return b
 	case r != nil && r.jsonl:
-		if !r.withFile {
-			name = ""
-		}
-		b = appendRecordStart(b, name)
+		b = appendRecordStart(b, r.file(name))
 		b = strconv.AppendInt(b, line, 10)
 		b = append(b, `,"offset":`...)
 		b = strconv.AppendInt(b, int64(off), 10)

@@ -60,7 +60,7 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 				hosts = get.splitter()
 			}
 			return func(k *sink, name string, s *recordScanner) {
-				file := recordFile(files, name)
+				file := k.rep.file(name)
 				switch perr := s.ParseError(); {
 				case perr != nil && tsv:
 					k.out = appendSplitTSVInvalid(k.out, file, s.Line(), s.Bytes(), perr, k.rep.redacts(), *flags)
