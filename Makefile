@@ -15,7 +15,7 @@ test-redis:
 	env_=$$(.ci/redis.sh) && eval "$$env_" && URISCAN_REDIS_REQUIRE=1 $(GO) test -count=1 -v ./seen/redis
 .PHONY: test-race
 .PHONY: test-avx512-mutants
-.PHONY: all build install check test test-go test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
+.PHONY: all build install check check-tidy test test-go test-nodata test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
 
 # What each leg expects dispatch to choose; TestExpectedPaths checks all
 # four (URISCAN_EXPECT_*) and the path tests below count the work each
@@ -56,7 +56,22 @@ check: check-fmt
 
 ## test: everything CI checks: formatting, generated code, vet (amd64 and arm64),
 ## tests with every kernel this CPU has, the GODEBUG and purego legs, arm64 under qemu
-test: check-fmt check-generate vet test-go test-nosimd test-purego test-arm64 test-race test-avx512-mutants bench-smoke test-bench-module fuzz-smoke
+test: check-fmt check-tidy check-generate vet test-go test-nodata test-nosimd test-purego test-arm64 test-race test-avx512-mutants bench-smoke test-bench-module fuzz-smoke
+
+## check-tidy: every go.mod and go.sum of the repository is what go mod tidy
+## writes (CI sets no GOFLAGS=-mod=mod, so an untidy module fails the build
+## as it would for a user; this names the module and shows the change)
+GOMODS := $(shell find . -name go.mod -not -path './testdata/*' -not -path '*/testdata/*' | sort)
+check-tidy:
+	@for m in $(GOMODS); do d=$$(dirname $$m); \
+	  (cd $$d && $(GO) mod tidy -diff) || { echo "$$m is not tidy: run (cd $$d && go mod tidy)"; exit 1; }; done
+
+## test-nodata: the tests of every package that reads ../shared/data, again
+## with URISCAN_DATA=none (as on a clone with nothing beside it), so that
+## each fallback to the bundled sample runs in CI too
+NODATA_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' $(PKGS) | awk '/internal\/shareddata( |$$)/ {print $$1}')
+test-nodata:
+	URISCAN_DATA=none $(GO) test -count=1 -short $(NODATA_PKGS)
 
 # Native: every kernel the CPU offers is tested against the scalar one in
 # each Kernel* test; the URISCAN_EXPECT_* variables check dispatch picked

@@ -3,6 +3,7 @@ package uriscan
 import (
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"regexp"
 	"strings"
@@ -328,7 +329,8 @@ func TestExtractZeroAllocs(t *testing.T) {
 // regexp: scheme not preceded by a letter or digit (unless they are an
 // escape \xHH: nginx's '"' in a quoted field), userinfo, host
 // (IP-literal or reg-name), port, path-abempty, query, fragment, each with
-// the characters Appendix A allows.
+// the characters Appendix A allows. The IP-literal is §3.2.2's exactly
+// (ipLiteralRE), so that a bracketed host the RFC rejects is no match.
 var carefulRE = func() *regexp.Regexp {
 	const (
 		unres = `A-Za-z0-9\-._~`
@@ -338,32 +340,176 @@ var carefulRE = func() *regexp.Regexp {
 	pchar := `(?:[` + unres + sub + `:@]|` + pct + `)`
 	return regexp.MustCompile(`(?:^|[^A-Za-z0-9]|\\[xX][0-9A-Fa-f]{2})((?i:https?)://` +
 		`(?:(?:[` + unres + sub + `:]|` + pct + `)*@)?` +
-		`(?:\[[0-9A-Fa-f:.]+\]|(?:[` + unres + sub + `]|` + pct + `)+)` +
+		`(?:` + ipLiteralRE + `|(?:[` + unres + sub + `]|` + pct + `)+)` +
 		`(?::[0-9]*)?` +
 		`(?:/` + pchar + `*)*` +
 		`(?:\?(?:` + pchar + `|[/?])*)?` +
 		`(?:#(?:` + pchar + `|[/?])*)?)`)
 }()
 
-// TestExtractVsRegexp: on the shared access log (or the bundled sample),
-// every http(s) URI the careful regexp finds, the extractor finds at the
-// same offset, the same or shorter only by trailing punctuation and
-// unbalanced brackets (Appendix C), and the extractor finds nothing else.
-func TestExtractVsRegexp(t *testing.T) {
-	var text []byte
-	if shareddata.Available(t) {
-		b, err := os.ReadFile(shareddata.Path(t, "logs/access.log"))
-		if err != nil {
-			t.Fatal(err)
+// ipLiteralRE is §3.2.2's IP-literal, spelled out from Appendix A:
+//
+//	IP-literal  = "[" ( IPv6address / IPvFuture  ) "]"
+//	IPvFuture   = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )
+//	IPv6address =                            6( h16 ":" ) ls32
+//	            /                       "::" 5( h16 ":" ) ls32
+//	            / [               h16 ] "::" 4( h16 ":" ) ls32
+//	            / [ *1( h16 ":" ) h16 ] "::" 3( h16 ":" ) ls32
+//	            / [ *2( h16 ":" ) h16 ] "::" 2( h16 ":" ) ls32
+//	            / [ *3( h16 ":" ) h16 ] "::"    h16 ":"   ls32
+//	            / [ *4( h16 ":" ) h16 ] "::"              ls32
+//	            / [ *5( h16 ":" ) h16 ] "::"              h16
+//	            / [ *6( h16 ":" ) h16 ] "::"
+//	h16         = 1*4HEXDIG
+//	ls32        = ( h16 ":" h16 ) / IPv4address
+//	IPv4address = dec-octet "." dec-octet "." dec-octet "." dec-octet
+//	dec-octet   = DIGIT / %x31-39 DIGIT / "1" 2DIGIT / "2" %x30-34 DIGIT / "25" %x30-35
+//
+// TestIPLiteralRE holds its IPv6address to net/netip.
+var ipLiteralRE = `\[(?:` + ipv6RE + `|v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+)\]`
+
+var ipv6RE = func() string {
+	const (
+		h16   = `[0-9A-Fa-f]{1,4}`
+		dec   = `(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9][0-9]|[0-9])`
+		ipv4  = dec + `\.` + dec + `\.` + dec + `\.` + dec
+		ls32  = `(?:` + h16 + `:` + h16 + `|` + ipv4 + `)`
+		colon = `(?:` + h16 + `:)`
+	)
+	// pre(n) is [ *n( h16 ":" ) h16 ], the part before "::".
+	pre := func(n int) string {
+		if n < 0 {
+			return ""
 		}
-		text = b
-	} else {
-		b, err := os.ReadFile("testdata/sample.txt")
-		if err != nil {
-			t.Fatal(err)
-		}
-		text = b
+		return `(?:` + colon + `{0,` + fmt.Sprint(n) + `}` + h16 + `)?`
 	}
+	forms := []string{
+		colon + `{6}` + ls32,
+		`::` + colon + `{5}` + ls32,
+		pre(0) + `::` + colon + `{4}` + ls32,
+		pre(1) + `::` + colon + `{3}` + ls32,
+		pre(2) + `::` + colon + `{2}` + ls32,
+		pre(3) + `::` + colon + ls32,
+		pre(4) + `::` + ls32,
+		pre(5) + `::` + h16,
+		pre(6) + `::`,
+	}
+	return `(?:` + strings.Join(forms, `|`) + `)`
+}()
+
+// TestIPLiteralRE holds the oracle's IPv6address to an independent parser,
+// net/netip (which takes exactly RFC 4291's text forms, RFC 3986's
+// IPv6address, plus zones, which a bracketed host spells %25 and the
+// regexp never sees): on every candidate built from the pieces of an
+// address (groups of 1 to 5 hex digits, "::" anywhere, a dotted tail
+// with leading zeros and octets over 255, one group too many or too few),
+// the regexp matches the whole candidate exactly when netip parses it as
+// an IPv6 address.
+func TestIPLiteralRE(t *testing.T) {
+	whole := regexp.MustCompile(`^` + ipv6RE + `$`)
+	good := []string{"0", "1f", "abc", "FFFF"}
+	bad := []string{"12345", "", "g"}
+	tails := []string{"", "1.2.3.4", "255.255.255.255", "256.1.1.1", "01.2.3.4", "1.2.3", "1:2"}
+	seen := map[string]bool{}
+	var accepted, rejected int
+	check := func(s string) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		a, err := netip.ParseAddr(s)
+		want := err == nil && a.Is6() && a.Zone() == ""
+		if got := whole.MatchString(s); got != want {
+			t.Errorf("%q: the regexp says %v, netip %v (%v)", s, got, want, err)
+		}
+		if want {
+			accepted++
+		} else {
+			rejected++
+		}
+	}
+	// Every count of groups up to 9, with "::" at every place (or none),
+	// every tail, all groups good or one of them bad.
+	for n := 0; n <= 9; n++ {
+		for badAt := -1; badAt < n; badAt++ {
+			for _, b := range bad {
+				parts := make([]string, n)
+				for i := range parts {
+					parts[i] = good[i%len(good)]
+				}
+				if badAt >= 0 {
+					parts[badAt] = b
+				}
+				for gap := -1; gap <= n; gap++ {
+					for _, tail := range tails {
+						var s strings.Builder
+						for i, p := range parts {
+							if i == gap {
+								s.WriteString("::")
+							} else if i > 0 {
+								s.WriteByte(':')
+							}
+							s.WriteString(p)
+						}
+						if gap == n {
+							s.WriteString("::")
+						}
+						if tail != "" {
+							if t := s.String(); t != "" && !strings.HasSuffix(t, ":") {
+								s.WriteByte(':')
+							}
+							s.WriteString(tail)
+						}
+						check(s.String())
+					}
+				}
+			}
+		}
+	}
+	for _, s := range []string{"1:2:3:4:5:6:7:8:9", "::", "::1", "1::", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8",
+		"1:2:3:4:5:6:1.2.3.4", "::ffff:1.2.3.4", ":::", "1:::2", "1::2::3", ":1::", "1::2:", "[::1]", "::1%eth0"} {
+		check(s)
+	}
+	if accepted < 100 || rejected < 100 {
+		t.Fatalf("%d candidates accepted, %d rejected: the test builds too few of one kind", accepted, rejected)
+	}
+	t.Logf("%d candidates: %d IPv6 addresses, %d not", len(seen), accepted, rejected)
+	// IPvFuture and the brackets.
+	lit := regexp.MustCompile(`^` + ipLiteralRE + `$`)
+	for s, want := range map[string]bool{
+		"[v7.fe80::a+en1]": true, "[vF.x]": true, "[v.x]": false, "[v1.]": false, "[v1.a/b]": false,
+		"[::1]": true, "[1:2:3:4:5:6:7:8:9]": false, "::1": false, "[::1": false,
+	} {
+		if got := lit.MatchString(s); got != want {
+			t.Errorf("IP-literal %q: the regexp says %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestExtractVsRegexp: on the bundled sample (which holds hostile lines
+// such as an IP-literal of nine groups) and on the shared access log when
+// it is there, every http(s) URI the careful regexp finds, the extractor
+// finds at the same offset, the same or shorter only by trailing
+// punctuation and unbalanced brackets (Appendix C), and the extractor
+// finds nothing else.
+func TestExtractVsRegexp(t *testing.T) {
+	t.Run("sample", func(t *testing.T) {
+		text, err := os.ReadFile("testdata/sample.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		extractVsRegexp(t, text)
+	})
+	t.Run("access.log", func(t *testing.T) {
+		text, err := os.ReadFile(shareddata.Path(t, "logs/access.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		extractVsRegexp(t, text)
+	})
+}
+
+func extractVsRegexp(t *testing.T, text []byte) {
 	var x Extractor
 	ms := x.Append(nil, text)
 	got := map[int64]int64{}

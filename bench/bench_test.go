@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/uriscan/uriscan/internal/shareddata"
@@ -10,11 +11,12 @@ import (
 // absent.
 func loadCorpora(tb testing.TB) []*Corpus {
 	tb.Helper()
-	cs, err := LoadCorpora(FindDataDir(DefaultDataDir))
-	if IsNotExist(err) {
+	d, ok := shareddata.Dir()
+	if !ok {
 		shareddata.Notice()
-		tb.Skipf("shared corpus absent: %v", err)
+		tb.Skipf("shared corpus absent: set %s", shareddata.Env)
 	}
+	cs, err := LoadCorpora(filepath.Join(d, "urls"))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -6,6 +6,12 @@
 // urls/ and logs/, or the one above it that holds data/), else shared/data
 // in the checkout's parent directory, found by walking up from the working
 // directory (a package directory of the module when go test runs).
+//
+// URISCAN_DATA=none means "no shared data": every test and benchmark then
+// behaves as on a clone with nothing beside it (the ones that need the
+// data skip, the ones with a fallback run it), although ../shared may be
+// there. make test-nodata runs the tests that read the data that way, so
+// that a fallback is run in CI and not only on a user's machine.
 package shareddata
 
 import (
@@ -18,6 +24,9 @@ import (
 
 // Env is the variable that points at the data directory.
 const Env = "URISCAN_DATA"
+
+// None is the value of Env that means "no shared data", wherever it is.
+const None = "none"
 
 // URLLists are the names of the shared URL lists the tests and benchmarks
 // read (urls/NAME.txt).
@@ -45,7 +54,9 @@ func find() (string, []string) {
 		fi, err := os.Stat(filepath.Join(d, "urls"))
 		return err == nil && fi.IsDir()
 	}
-	if e := os.Getenv(Env); e != "" {
+	if e := os.Getenv(Env); e == None {
+		return "", []string{"nowhere: " + Env + "=" + None}
+	} else if e != "" {
 		for _, d := range []string{e, filepath.Join(e, "data")} {
 			if try(d) {
 				return d, nil
@@ -80,18 +91,23 @@ func Notice() {
 	}
 	noticed = true
 	Dir()
+	if os.Getenv(Env) == None {
+		fmt.Fprintf(os.Stderr, "uriscan: shared test data off (%s=%s): the tests and benchmarks that need it are skipped, the others run their fallbacks\n", Env, None)
+		return
+	}
 	fmt.Fprintf(os.Stderr, "uriscan: shared test data not found (looked for urls/ in %q): the tests and benchmarks that need it are skipped; set %s to the data directory (the one holding urls/ and logs/)\n", looked, Env)
 }
 
 // Available reports whether the data directory was found, for a test that
 // goes on without it; it writes Notice when not. When URISCAN_DATA is set
-// but holds no urls/, tb fails: the setting is wrong, not the data absent.
+// but holds no urls/ (and is not None), tb fails: the setting is wrong,
+// not the data absent.
 func Available(tb testing.TB) bool {
 	tb.Helper()
 	if _, ok := Dir(); ok {
 		return true
 	}
-	if e := os.Getenv(Env); e != "" {
+	if e := os.Getenv(Env); e != "" && e != None {
 		tb.Fatalf("%s=%s holds no urls/ (nor does %s/data)", Env, e, e)
 	}
 	Notice()
