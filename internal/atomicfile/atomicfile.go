@@ -5,9 +5,12 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Write replaces the file name with data: written to a new file beside
@@ -76,4 +79,30 @@ func SyncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// RemoveStale removes the temporary files that Writes of name left behind
+// when their process was killed before the rename (name + ".tmp" and the
+// digits os.CreateTemp adds: nothing else, so that a user's
+// name.tmp.bak stays), and returns how many it removed. Only a caller that holds what
+// keeps other writers of name out (a lock) may call it: another writer's
+// temporary file would go too.
+func RemoveStale(name string) (int, error) {
+	dir, base := filepath.Dir(name), filepath.Base(name)+".tmp"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		digits, ok := strings.CutPrefix(e.Name(), base)
+		if !e.Type().IsRegular() || !ok || digits == "" || strings.Trim(digits, "0123456789") != "" {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
