@@ -1,6 +1,8 @@
 package seen
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 )
@@ -62,3 +64,59 @@ func (e *LostError) Error() string {
 }
 
 func (e *LostError) Unwrap() error { return ErrLost }
+
+// Commit is how far a run that writes into a persistent set has gone: a
+// frontier.Log's run (its checkpoint names it) and the number of its last
+// batch that began to insert keys. The runs that fill one set in turn, or
+// share it (Redis), each have their own.
+type Commit struct {
+	// Run is the run's identity: 32 lowercase hex digits (NewRunID).
+	Run string
+	// Seq is the number of the run's batch, from 1, counting only the
+	// batches that insert keys.
+	Seq int64
+}
+
+// NewRunID returns a fresh run identity: 128 random bits in hex.
+func NewRunID() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// ValidRunID reports whether id is a run identity: 32 lowercase hex
+// digits.
+func ValidRunID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrRunID is wrapped by the error of InsertCommit and Committed for a
+// Commit.Run that is not 32 lowercase hex digits.
+var ErrRunID = errors.New("seen: a run identity is 32 lowercase hex digits")
+
+// Committer is a Stamped set that keeps, for each run that writes into it
+// through a checkpoint (package frontier), the number of the run's last
+// batch that began to insert keys. A checkpoint records that number too,
+// so that a checkpoint put back from an older copy (or a store put back
+// from one) is told apart from a kill between the checkpoint and the
+// insert: see frontier's package doc. Every persistent set of this
+// module (seen/keylog, seen/disk, seen/redis) is one.
+type Committer interface {
+	Stamped
+	// InsertCommit records c, then inserts keys as Insert does (none is
+	// fine): whatever a crash interrupts, when any of keys is recorded
+	// so is c. A later InsertCommit of the same run replaces its number
+	// (the caller never lowers it). The record is not a key: Len and
+	// Stamp do not count it.
+	InsertCommit(c Commit, keys []Key) error
+	// Committed returns the Seq recorded last for run, 0 when none.
+	Committed(run string) (int64, error)
+}

@@ -10,6 +10,13 @@ import (
 	"github.com/uriscan/uriscan/internal/atomicfile"
 )
 
+// RemoveStaleState removes the temporary files a WriteState killed before
+// its rename left in dir; the caller holds dir's lock.
+func RemoveStaleState(dir string) error {
+	_, err := atomicfile.RemoveStale(filepath.Join(dir, StateFile))
+	return err
+}
+
 // StateFile is the name of a disk set's state file in its directory.
 const StateFile = "uriscan-seen.json"
 
@@ -29,7 +36,10 @@ type State struct {
 }
 
 // ReadState reads dir's state file; nil if there is none. A file of
-// another format is an error wrapping notSet.
+// another format is an error wrapping notSet; one whose checksum does not
+// match (it is sealed: atomicfile.SealJSON) an error wrapping
+// atomicfile.ErrSeal. A file of an earlier version, unsealed, is read as
+// it is; WriteState seals it.
 func ReadState(dir, format string, notSet error) (*State, error) {
 	name := filepath.Join(dir, StateFile)
 	b, err := os.ReadFile(name)
@@ -39,8 +49,12 @@ func ReadState(dir, format string, notSet error) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
+	obj, _, err := atomicfile.UnsealJSON(b)
+	if err != nil {
+		return nil, fmt.Errorf("its state file %s is damaged: %w", name, err)
+	}
 	var s State
-	if err := json.Unmarshal(b, &s); err != nil || s.ID == "" {
+	if err := json.Unmarshal(obj, &s); err != nil || s.ID == "" {
 		if err == nil {
 			err = errors.New("no identity")
 		}
@@ -52,14 +66,15 @@ func ReadState(dir, format string, notSet error) (*State, error) {
 	return &s, nil
 }
 
-// WriteState replaces dir's state file atomically.
+// WriteState replaces dir's state file atomically, sealed with its
+// checksum.
 func WriteState(dir string, s State) error {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
 	name := filepath.Join(dir, StateFile)
-	if err := atomicfile.Write(name, append(b, '\n')); err != nil {
+	if err := atomicfile.Write(name, append(atomicfile.SealJSON(b), '\n')); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return nil
