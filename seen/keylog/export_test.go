@@ -11,6 +11,9 @@ func IndexBytes(s *Set) int64 {
 	return n
 }
 
+// Dir is the directory s was opened in, as given.
+func Dir(s *Set) string { return s.dir }
+
 // Migrating reports whether s is moving keys from an old index.
 func Migrating(s *Set) bool { return s.old != nil }
 

@@ -2,13 +2,14 @@ package keylog_test
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/uriscan/uriscan/internal/atomicfile"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/keylog"
 )
@@ -202,13 +203,34 @@ func TestTornTail(t *testing.T) {
 // count keys leaves it.
 func markOpen(t *testing.T, dir string, count int) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "uriscan-seen.json"))
+	editState(t, dir, func(st map[string]any) {
+		st["open"] = true
+		st["count"] = count
+	})
+}
+
+// editState rewrites the state file of dir with edit's changes: unsealed,
+// edited, sealed again, as the set writes it.
+func editState(t *testing.T, dir string, edit func(st map[string]any)) {
+	t.Helper()
+	name := filepath.Join(dir, "uriscan-seen.json")
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(b), `"open":false`, `"open":true`, 1)
-	s = strings.Replace(s, `"count":400`, `"count":`+strconv.Itoa(count), 1)
-	if err := os.WriteFile(filepath.Join(dir, "uriscan-seen.json"), []byte(s), 0o644); err != nil {
+	obj, sealed, err := atomicfile.UnsealJSON(b)
+	if err != nil || !sealed {
+		t.Fatalf("state file %s: sealed %v, %v", name, sealed, err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(obj, &st); err != nil {
+		t.Fatal(err)
+	}
+	edit(st)
+	if obj, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, append(atomicfile.SealJSON(obj), '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -429,11 +451,9 @@ func TestHostileLogs(t *testing.T) {
 		f, _ := os.OpenFile(logFile(dir), os.O_APPEND|os.O_WRONLY, 0)
 		f.Write(make([]byte, 40)) // a torn tail
 		f.Close()
-		markOpen(t, dir, 300)
-		b, _ := os.ReadFile(filepath.Join(dir, "uriscan-seen.json"))
-		os.WriteFile(filepath.Join(dir, "uriscan-seen.json"), []byte(strings.Replace(string(b), `"count":300`, `"count":500`, 1)), 0o644)
+		markOpen(t, dir, 500) // more than it holds
 		before, _ := os.Stat(logFile(dir))
-		if _, err := keylog.Open(dir, anyParams); !errors.Is(err, seen.ErrLost) {
+		if _, err := keylog.Open(dir, anyParams); !errors.Is(err, seen.ErrLost) || !strings.Contains(err.Error(), "it holds 300 keys") {
 			t.Fatalf("Open: %v", err)
 		}
 		if after, _ := os.Stat(logFile(dir)); after.Size() != before.Size() {
