@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,6 +26,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/uriscan/uriscan/internal/atomicfile"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/internal/store"
 )
@@ -43,10 +45,13 @@ import (
 // what was reported as new or inserted stays recorded through a crash of
 // the process, of the operating system or a power loss (as far as the disk
 // honours fsync). A call whose keys were all recorded before writes
-// nothing and does not sync. A call that returns an error may or may not
-// have recorded its keys; the batch is atomic, so either all of its new
-// keys and the count are recorded or none, and Len stays exact: Insert
-// too looks every key up first and counts only the ones it adds.
+// nothing and does not sync. InsertCommit (seen.Committer) puts its run's
+// commit record into the same batch as its new keys, so that no crash
+// leaves one of them without it, and writes and syncs a batch of the
+// record alone when no key is new. A call that returns an error may or
+// may not have recorded its keys; the batch is atomic, so either all of
+// its new keys and the count are recorded or none, and Len stays exact:
+// Insert too looks every key up first and counts only the ones it adds.
 //
 // The cost is one fsync per call that has at least one new key, typically
 // from about 50 µs (a fast NVMe drive) to several milliseconds (network
@@ -118,9 +123,9 @@ import (
 //   - The keys the filter may hold are looked up in key order with one
 //     Pebble iterator per call, whose seeks move forward through the same
 //     blocks and files.
-//   - Insert of keys the last Contains found absent (a frontier's Contains
-//     then Insert of the new ones) looks none of them up again, until the
-//     next commit.
+//   - Insert (and InsertCommit) of keys the last Contains found absent (a
+//     frontier's Contains then Insert of the new ones) looks none of them
+//     up again, until the next commit of new keys.
 //
 // The README gives keys per second at 10^5 to 10^8 keys
 // (BenchmarkFrontier in package seen/keylog, which runs this set beside
@@ -128,11 +133,11 @@ import (
 //
 // # Concurrency
 //
-// A Set is safe for concurrent use. Add, AddBatch, Contains and Insert are
-// serialized by a mutex held across the look-ups and the synced commit
-// (the check and the add must be one step for isNew and the count to be
-// right), so concurrent callers get no more throughput than one caller
-// with larger batches. Len may be called at any time and does not wait
+// A Set is safe for concurrent use. Add, AddBatch, Contains, Insert,
+// InsertCommit and Committed are serialized by a mutex held across the
+// look-ups and the synced commit (the check and the add must be one step
+// for isNew and the count to be right), so concurrent callers get no more
+// throughput than one caller with larger batches. Len may be called at any time and does not wait
 // for a running call. Only one process may open a directory at a time:
 // the set locks it (the file uriscan-seen.lock, before it reads or writes
 // anything else there) and so does Pebble, and a second Open of the same
@@ -148,9 +153,13 @@ import (
 // one read, the identity ("m/id", 32 hex digits; sets made before it
 // existed get one on their next open), and the seen.Params the set was made
 // with ("m/params", a JSON object; absent in sets made without seen.Params or
-// by earlier versions). Tables have no Bloom filters: the set keeps its
-// own, see "Speed". A closed set's directory also holds that filter
-// (uriscan-seen.bloom).
+// by earlier versions), and, for each run that called InsertCommit, its
+// commit record ("m/run/" and the run's 32 hex digits: the Seq of its last
+// InsertCommit, 8 bytes, little-endian). Every record sorts after the keys
+// ('m' > 'k'), outside the range the scans of keys read (Open's count,
+// Verify, the filter's rebuild), so none is counted as a key. Tables have
+// no Bloom filters: the set keeps its own, see "Speed". A closed set's
+// directory also holds that filter (uriscan-seen.bloom).
 type Set struct {
 	mu     sync.Mutex
 	db     *pebble.DB
@@ -250,8 +259,9 @@ type Options struct {
 	// holds, and its identity and count become the reference of later
 	// opens. For a caller about to add back what was lost (uriscan dedup
 	// --rebuild re-adds the keys of its output file). A set that lost its
-	// state file, or whose state file is unreadable, is taken the same
-	// way. A damaged store (ErrDamaged) is refused even so.
+	// state file, or whose state file is unreadable or damaged (its
+	// checksum does not match), is taken the same way, and the state file
+	// written anew. A damaged store (ErrDamaged) is refused even so.
 	Recover bool
 	// MustExist refuses, with a *seen.LostError, a directory that is absent or
 	// empty instead of making a new set there: for a caller that knows a
@@ -281,6 +291,10 @@ var (
 	countRecord  = []byte("m/count")
 	paramsRecord = []byte("m/params")
 	idRecord     = []byte("m/id")
+	// runRecordPrefix and a run's identity name its commit record (see
+	// "Layout" on Set): above every key ('k'), so no scan of the keys
+	// meets it.
+	runRecordPrefix = []byte("m/run/")
 )
 
 // ErrNotSet is returned (wrapped) by Open when the directory holds a
@@ -426,12 +440,16 @@ func (w *diskWorker) events() *pebble.EventListener {
 // be closed to release the directory lock and flush Pebble's state; a Disk
 // that is never closed loses nothing that was reported as new (see Set),
 // but the next Open replays the write-ahead log and counts the keys.
+// Once it holds the directory's lock, Open removes the temporary files
+// that a kill left of the state file and of the filter.
 //
 // Open fails with an error wrapping ErrLocked when dir is in use, with
 // ErrNotSet when it holds another Pebble store or files that are not a
 // store (it never writes into such a directory), with ErrDamaged when the
 // store cannot be opened for damage, with a *seen.LostError when the set fails
-// the checks described on Set (unless opts.Recover) or, with
+// the checks described on Set (unless opts.Recover; among them a state
+// file that is unreadable, or damaged: its checksum does not match its
+// contents, and the error also wraps atomicfile.ErrSeal) or, with
 // opts.MustExist, when dir holds no set, and,
 // when opts.Params is not nil, with a *seen.ParamsError when the set was made
 // with other seen.Params or an error wrapping seen.ErrNoParams when it holds keys
@@ -471,6 +489,10 @@ func Open(dir string, opts *Options) (*Set, error) {
 	dirLock, err := lockDir(dir, o.MustExist)
 	if err != nil {
 		return nil, err
+	}
+	if err := removeStale(dir); err != nil {
+		dirLock.Close()
+		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
 	}
 	state, exists, err := inspectDiskDir(dir, o.Recover, o.MustExist)
 	if err != nil {
@@ -590,7 +612,7 @@ func (e *damagedError) Unwrap() []error { return []error{ErrDamaged, e.err} }
 // recover, which takes the store as if it had none.
 func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exists bool, err error) {
 	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) || err == nil && onlyStateTemps(dir, entries) {
+	if errors.Is(err, os.ErrNotExist) || err == nil && onlyStateTemps(entries) {
 		if mustExist {
 			return nil, false, &seen.LostError{Store: "disk set " + dir, Count: -1,
 				Why: "the directory is absent or empty: the set was deleted or moved"}
@@ -614,8 +636,11 @@ func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exis
 	case errors.Is(err, ErrNotSet):
 		return nil, false, err
 	case err != nil && !recover:
-		return nil, false, &seen.LostError{Store: "disk set " + dir, Count: -1,
+		// (A sealed state file whose checksum does not match says "its
+		// state file ... is damaged"; the error wraps atomicfile.ErrSeal.)
+		lost := &seen.LostError{Store: "disk set " + dir, Count: -1,
 			Why: fmt.Sprintf("%v, so nothing can say whether the store lost keys; if the store is intact, open it with Recover (uriscan dedup --rebuild)", err)}
+		return nil, false, &store.Error{Msg: lost.Error(), Errs: []error{lost, err}}
 	case err != nil:
 		state = nil // Recover: as if there were none
 	}
@@ -639,18 +664,28 @@ func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exis
 	return nil, false, fmt.Errorf("%w: %s is not empty and holds no seen set (no Pebble store): not writing into it; name an empty or new directory", ErrNotSet, dir)
 }
 
-// onlyStateTemps reports whether entries, a directory's, are at most the
-// temporary files of a state file a kill left (which it removes): a
-// directory in which nothing was made yet.
-func onlyStateTemps(dir string, entries []os.DirEntry) bool {
+// removeStale removes the temporary files that writes of the state file
+// and of the filter left in dir when a kill came before their rename
+// (atomicfile.Write). Open calls it with dir locked, so no other
+// process's write is under way there.
+func removeStale(dir string) error {
+	if err := store.RemoveStaleState(dir); err != nil {
+		return fmt.Errorf("removing the temporary files a kill left of its state file %s: %w", diskStateFile, err)
+	}
+	if _, err := atomicfile.RemoveStale(filepath.Join(dir, filterFile)); err != nil {
+		return fmt.Errorf("removing the temporary files a kill left of its filter %s: %w", filterFile, err)
+	}
+	return nil
+}
+
+// onlyStateTemps reports whether entries, a directory's, are at most its
+// lock and temporary files of a state file a kill left (which removeStale
+// removed before, but for one that is not a regular file): a directory
+// in which nothing was made yet.
+func onlyStateTemps(entries []os.DirEntry) bool {
 	for _, e := range entries {
 		if e.Name() != lockFileName && e.Name() != "lost+found" && !strings.HasPrefix(e.Name(), diskStateFile+".tmp") {
 			return false
-		}
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), diskStateFile+".tmp") {
-			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 	return true
@@ -1081,7 +1116,7 @@ func (d *Set) AddBatch(keys []seen.Key, isNew []bool) error {
 	if len(isNew) < len(keys) {
 		return seen.ErrShortBatch
 	}
-	return d.add(keys, isNew[:len(keys)])
+	return d.add(keys, isNew[:len(keys)], nil)
 }
 
 // Insert records keys: AddBatch without the answers, with the same
@@ -1091,7 +1126,60 @@ func (d *Set) AddBatch(keys []seen.Key, isNew []bool) error {
 // Insert again with the same keys, after an error or a crash, is
 // harmless.
 func (d *Set) Insert(keys []seen.Key) error {
-	return d.add(keys, nil)
+	return d.add(keys, nil, nil)
+}
+
+// InsertCommit records c, the commit record of c.Run (see
+// seen.Committer), and inserts keys as Insert does, in the same Pebble
+// batch as the new keys and the count, committed with pebble.Sync (unless
+// NoSync): one atomic write, so no crash leaves a key of keys recorded
+// without c. The record is written even when no key is new, or keys is
+// empty (a batch of the record alone, synced the same), and replaces the
+// run's earlier one. It is no key: Len, Stamp, Verify and the count
+// record leave it out. It returns an error wrapping seen.ErrRunID when
+// c.Run is not a run identity (seen.ValidRunID), one for a c.Seq below
+// 1, and otherwise the errors of Insert.
+func (d *Set) InsertCommit(c seen.Commit, keys []seen.Key) error {
+	if !seen.ValidRunID(c.Run) {
+		return fmt.Errorf("seen: disk set %s: the commit record of run %q: %w", d.dir, c.Run, seen.ErrRunID)
+	}
+	if c.Seq < 1 {
+		return fmt.Errorf("seen: disk set %s: the commit record of run %s: its Seq is %d, not a batch number (from 1)", d.dir, c.Run, c.Seq)
+	}
+	return d.add(keys, nil, &c)
+}
+
+// Committed returns the Seq that the last InsertCommit of run recorded, 0
+// when none did. It returns an error wrapping seen.ErrRunID when run is not
+// a run identity (seen.ValidRunID), seen.ErrClosed after Close, the error of
+// an earlier failed write (see AddBatch), and otherwise an error from
+// Pebble or for a record that is not 8 bytes.
+func (d *Set) Committed(run string) (int64, error) {
+	if !seen.ValidRunID(run) {
+		return 0, fmt.Errorf("seen: disk set %s: the commit record of run %q: %w", d.dir, run, seen.ErrRunID)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usable(); err != nil {
+		return 0, err
+	}
+	var v []byte
+	err := d.w.run(func() (err error) { v, err = d.get(runRecord(run)); return err })
+	if err != nil {
+		return 0, d.wrapErr("reading the commit record of run "+run, err)
+	}
+	if v == nil {
+		return 0, nil
+	}
+	if len(v) != 8 || binary.LittleEndian.Uint64(v) > math.MaxInt64 {
+		return 0, fmt.Errorf("seen: disk set %s: the commit record of run %s is %x, not a batch number (8 bytes, little-endian): the store is damaged", d.dir, run, v)
+	}
+	return int64(binary.LittleEndian.Uint64(v)), nil
+}
+
+// runRecord is the name of run's commit record (see "Layout" on Set).
+func runRecord(run string) []byte {
+	return append(append(make([]byte, 0, len(runRecordPrefix)+len(run)), runRecordPrefix...), run...)
 }
 
 // Contains sets has[i] to whether keys[i] is recorded and writes nothing.
@@ -1216,18 +1304,25 @@ func (d *Set) usable() error {
 	return d.err
 }
 
-// add is AddBatch (isNew of len(keys)) and Insert (isNew nil).
-func (d *Set) add(keys []seen.Key, isNew []bool) error {
+// add is AddBatch (isNew of len(keys)) and Insert (isNew nil); with c
+// not nil, InsertCommit: c's record goes into the batch of the new keys,
+// or into a batch of its own when none is new.
+func (d *Set) add(keys []seen.Key, isNew []bool, c *seen.Commit) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable(); err != nil {
 		return err
 	}
-	if len(keys) == 0 {
+	if len(keys) == 0 && c == nil {
 		return nil
 	}
 	clear(isNew)
 	keys, ans := d.scratch(keys)
+	var rec, seq []byte // c's record, and its value
+	if c != nil {
+		rec = runRecord(c.Run)
+		seq = binary.LittleEndian.AppendUint64(nil, uint64(c.Seq))
+	}
 	committed := false
 	err := d.w.run(func() error {
 		order := d.sorted(keys)
@@ -1247,36 +1342,25 @@ func (d *Set) add(keys []seen.Key, isNew []bool) error {
 				fresh = append(fresh, i)
 			}
 		}
-		if len(fresh) == 0 {
-			d.newN = -1
+		d.newN = -1
+		if len(fresh) == 0 && c == nil {
 			return nil
 		}
 		if err := d.checkSpace(); err != nil {
 			return err
 		}
-		// From here on the store may change: what Contains found absent
-		// is forgotten, and the filter has the new keys before the store
-		// does (a failed commit leaves it false positives only).
-		d.absent = d.absent[:0]
-		if d.filter != nil {
-			for _, i := range fresh {
-				d.filter.add(&keys[i])
-			}
-		}
-		b := d.db.NewBatchWithSize(len(fresh)*(keyLen+8) + 64)
+		b := d.db.NewBatchWithSize(len(fresh)*(keyLen+8) + len(rec) + 64)
 		defer b.Close()
-		for _, i := range fresh {
-			d.kbuf[0] = keyPrefix
-			copy(d.kbuf[1:], keys[i][:])
-			if err := b.Set(d.kbuf[:], nil, nil); err != nil {
+		if c != nil {
+			// First, though the batch is atomic anyway.
+			if err := b.Set(rec, seq, nil); err != nil {
 				return commitError{err}
 			}
 		}
-		d.newN = d.n.Load() + int64(len(fresh))
-		var count [8]byte
-		binary.LittleEndian.PutUint64(count[:], uint64(d.newN))
-		if err := b.Set(countRecord, count[:], nil); err != nil {
-			return commitError{err}
+		if len(fresh) > 0 {
+			if err := d.addFresh(b, keys, fresh); err != nil {
+				return err
+			}
 		}
 		wo := pebble.Sync
 		if d.noSync {
@@ -1285,7 +1369,7 @@ func (d *Set) add(keys []seen.Key, isNew []bool) error {
 		if err := b.Commit(wo); err != nil {
 			return commitError{err}
 		}
-		if d.filter != nil && d.filter.full() {
+		if d.newN >= 0 && d.filter != nil && d.filter.full() {
 			// A larger one; on failure the full one, still right, stays.
 			if err := d.rebuildFilter(d.newN); err != nil {
 				d.w.Errorf("seen: disk set %s: rebuilding its filter: %v", d.dir, err)
@@ -1325,6 +1409,35 @@ func (d *Set) add(keys []seen.Key, isNew []bool) error {
 	return nil
 }
 
+// addFresh puts the keys of keys at fresh (new, distinct) and the updated
+// count into b, sets d.newN to that count, forgets what Contains found
+// absent (the store changes) and adds the keys to the filter before the
+// store has them (a failed commit leaves it false positives only). It runs
+// on the worker, in add.
+func (d *Set) addFresh(b *pebble.Batch, keys []seen.Key, fresh []int32) error {
+	d.absent = d.absent[:0]
+	if d.filter != nil {
+		for _, i := range fresh {
+			d.filter.add(&keys[i])
+		}
+	}
+	for _, i := range fresh {
+		d.kbuf[0] = keyPrefix
+		copy(d.kbuf[1:], keys[i][:])
+		if err := b.Set(d.kbuf[:], nil, nil); err != nil {
+			return commitError{err}
+		}
+	}
+	newN := d.n.Load() + int64(len(fresh))
+	var count [8]byte
+	binary.LittleEndian.PutUint64(count[:], uint64(newN))
+	if err := b.Set(countRecord, count[:], nil); err != nil {
+		return commitError{err}
+	}
+	d.newN = newN
+	return nil
+}
+
 // memTableFor is Options.MemTableSize's default for a set of n keys.
 func memTableFor(n int64) uint64 {
 	size := uint64(defaultMemTableSize)
@@ -1359,10 +1472,10 @@ func (d *Set) Len() int64 { return d.n.Load() }
 
 // Close flushes the memtable, closes the store, records the count in the
 // directory's state file and releases the directory. Add, AddBatch,
-// Contains and Insert then return seen.ErrClosed; a second Close returns
-// seen.ErrClosed. A set stopped by a failure (see "Failures" on Set) is not
-// flushed: Close returns the failure, and the directory stays locked
-// until the process ends.
+// Contains, Insert, InsertCommit and Committed then return
+// seen.ErrClosed; a second Close returns seen.ErrClosed. A set stopped by
+// a failure (see "Failures" on Set) is not flushed: Close returns the
+// failure, and the directory stays locked until the process ends.
 func (d *Set) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -1408,6 +1521,7 @@ func (d *Set) Close() error {
 }
 
 var (
-	_ seen.Set     = (*Set)(nil)
-	_ seen.Stamped = (*Set)(nil)
+	_ seen.Set       = (*Set)(nil)
+	_ seen.Stamped   = (*Set)(nil)
+	_ seen.Committer = (*Set)(nil)
 )
