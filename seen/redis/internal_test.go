@@ -136,6 +136,11 @@ func TestRedisURLTarget(t *testing.T) {
 		{spec: "redis://x:y@h/1?pool_size=2&dial_timeout=2&prefix=u:", o: Options{Username: "a", Password: "b", DB: 3, DialTimeout: time.Second, PoolSize: 7, Prefix: "o:"},
 			want: single{"h:6379", "x", "y", 1, 2 * time.Second, 2, "-", true}, prefix: "u:"},
 		{spec: "redis://h:1", o: Options{Mode: Standalone}, want: single{"h:1", "", "", 0, 0, 0, "-", false}},
+		// A URL that names only a user takes the options' password for it
+		// (dedup's --redis-password-file); one with only a password keeps
+		// its user ("").
+		{spec: "redis://app@h", o: Options{Username: "a", Password: "b"}, want: single{"h:6379", "app", "b", 0, 0, 0, "-", true}},
+		{spec: "redis://:y@h", o: Options{Username: "a", Password: "b"}, want: single{"h:6379", "", "y", 0, 0, 0, "-", true}},
 	} {
 		tg, o, err := target(c.spec, c.o)
 		if err != nil {
@@ -166,6 +171,8 @@ func TestRedisURLTarget(t *testing.T) {
 		{spec: "redis+cluster://h1:7000", addrs: "[h1:7000]", tls: "-"},
 		{spec: "rediss+cluster://:pw@h1:1,h2:2", addrs: "[h1:1 h2:2]", pw: "pw", tls: "h1"},
 		{spec: "redis://h", o: Options{Mode: Cluster, Password: "b"}, addrs: "[h:6379]", pw: "b", tls: "-"},
+		{spec: "redis+cluster://app@h1:1,h2:2", o: Options{Username: "a", Password: "b"}, addrs: "[h1:1 h2:2]", user: "app", pw: "b", tls: "-"},
+		{spec: "redis+cluster://u:pw@h1:1", o: Options{Username: "a", Password: "b"}, addrs: "[h1:1]", user: "u", pw: "pw", tls: "-"},
 	} {
 		tg, _, err := target(c.spec, c.o)
 		if err != nil {
@@ -210,6 +217,9 @@ func TestRedisURLTarget(t *testing.T) {
 		{spec: "redis://h#f", want: "fragment"},
 		{spec: "redis://h?a=%zz", want: "query"},
 		{spec: "redis://h", o: Options{TLSConfig: &tls.Config{}}, want: "not rediss"},
+		{spec: "redis+cluster://h1:1?addr=u:pw@h2:2", want: "addr option 1 of 1 names a user or password"},
+		{spec: "redis://u:p%zz@h", want: "the password is not valid percent-encoding"},
+		{spec: "redis://h?password=p%zz", want: "the value of password is not valid percent-encoding"},
 	} {
 		_, _, err := target(c.spec, c.o)
 		if err == nil {

@@ -1,6 +1,8 @@
 // Package redis is a seen-set kept in a Redis (or Valkey) server or a
 // Redis Cluster, through go-redis, so that many processes on many
-// machines share one set. See Set.
+// machines share one set: a seen.Committer. See Set for the key layout,
+// the checks against a server that forgets, the retries (with their
+// timings) and how secrets are kept out of errors.
 package redis
 
 import (
@@ -50,7 +52,11 @@ import (
 // When Options.Params is given, the set's seen.Params are a JSON object in
 // the string key Prefix + "params" (see seen.Params). The set's identity (see
 // seen.Stamp) is the string key Prefix + "id", 32 hex digits set (SET NX) by
-// the first Open.
+// the first Open. The commit records (seen.Committer) are the hash
+// Prefix + "runs": one field per run, its identity (32 lowercase hex
+// digits), whose value is the Seq of the run's last InsertCommit in
+// decimal. Neither record is a key of the set: Len and Stamp do not count
+// them.
 //
 // # A server that forgets
 //
@@ -60,10 +66,10 @@ import (
 // it recorded as new. So a Redis keeps a floor of its key count: the count
 // when it was opened (the sum of SCARD over the shards, which Redis
 // updates atomically with each SADD) plus every key this process's SADDs
-// added (their replies). Every pipeline of Add, AddBatch, Contains and
-// Insert ends with a GET of the identity record, and the call fails with
-// a *seen.LostError (seen.ErrLost) if it is not the one
-// read at open: a database flushed, a server restarted empty, one behind
+// added (their replies). Every pipeline of Add, AddBatch, Contains,
+// Insert, InsertCommit and Committed ends with a GET of the identity
+// record, and the call fails with a *seen.LostError (seen.ErrLost) if it
+// is not the one read at open: a database flushed, a server restarted empty, one behind
 // a proxy that came back empty. Whenever go-redis has connected to a
 // server process it had not met since the last check (a reconnect after
 // a restart, told by the server's run_id; the first connection to a
@@ -109,24 +115,58 @@ import (
 // those keys is unknown, as Set allows), while cluster redirections (MOVED,
 // ASK, which mean the command was not executed) are followed as usual.
 //
-// Contains and Insert are idempotent, so they are retried: after a
-// transient error (a network error, a timeout, a closed connection, or a
-// server reply LOADING, BUSY, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, READONLY,
-// NOREPLICAS or "max number of clients reached") the chunk of up to
-// PipelineChunk keys that failed is sent again, up to
-// Options.Retries times, after waits that start at RetryBackoff and
-// double up to MaxRetryBackoff. With the defaults (10 retries, 50 ms to 2
-// s) the waits add up to 11.15 s, so a call rides out a server restart or
-// a failover of about that long. Each attempt adds its own time: against
-// a host that refuses connections, about 0.8 s of go-redis' own dial
-// retries (none once its pool has counted PoolSize failed dials in a row:
-// it then fails at once until a dial in the background succeeds, which it
-// tries every second); against a host that does not answer, up to
-// DialTimeout; at most Timeout when that is set. So with the defaults a
-// call against a server that stays down fails after 11 to 20 seconds.
-// After the last attempt the error says how many attempts were made and
-// wraps the last one's error. Other errors (WRONGTYPE, NOAUTH, WRONGPASS,
-// OOM, an unknown host, a TLS certificate) are returned at once.
+// Contains, Insert, InsertCommit and Committed are idempotent, so they
+// are retried: after a transient error (a network error, a timeout, a
+// closed connection, or a server reply LOADING, BUSY, TRYAGAIN,
+// CLUSTERDOWN, MASTERDOWN, READONLY, NOREPLICAS or "max number of clients
+// reached") the chunk of up to PipelineChunk keys that failed (or the
+// HSET, the HGET) is sent again, up to Options.Retries times, so in 1 +
+// Retries attempts, after waits that start at RetryBackoff and double up
+// to MaxRetryBackoff. With the defaults (10 retries: 11 attempts, 50 ms
+// to 2 s) the 10 waits add up to 11.15 s, so a call rides out a server
+// restart or a failover of about that long. Each attempt adds its own
+// time, which depends on how the server is gone: go-redis dials a
+// connection up to 5 times, 100 ms apart, each dial bounded by
+// DialTimeout (default 5 s), and a pipeline that gets no connection from
+// its pipeline pool tries the main pool too, so
+//
+//   - against a host that refuses connections (the server stopped, the
+//     host up), an attempt takes about 0.8 s, and none once a pool has
+//     counted PoolSize (default 10 per CPU) failed dials in a row: it then
+//     fails at once until a dial in the background, which it tries every
+//     second, succeeds. A call fails after 11 to 20 s: 19.6 s for a first
+//     call of one pipeline, 14.4 s for one of four, 11.2 s for the call
+//     after it (measured on 2 CPUs, a server killed);
+//   - against a host that drops packets (down, unreachable, behind a
+//     firewall), an attempt takes up to 2 x 5 x DialTimeout, about 51 s
+//     (measured: 50.8 s, and 25.4 s for the next call), so a call up to
+//     about 9 minutes;
+//   - against a server that accepts connections and does not answer (hung,
+//     stopped with SIGSTOP), an attempt takes 5 to 10 s of read timeouts,
+//     a call about 2 minutes (measured: 117 s and 122 s).
+//
+// Options.Timeout bounds each attempt (a context deadline, which also
+// ends go-redis' dials): a program that must give up sooner sets it (with
+// Timeout 2 s, a call fails after at most 11 x 2 s + 11.15 s, about 33 s,
+// however the server is gone; measured with 2 retries: 6.15 s). After
+// the last attempt the error says how many attempts were made, in how
+// long, and wraps the last one's error. Other errors (WRONGTYPE, NOAUTH,
+// WRONGPASS, OOM, an unknown host, a TLS certificate) are returned at
+// once.
+//
+// # Commit records
+//
+// InsertCommit (seen.Committer) records a run's seen.Commit with one HSET
+// of the hash Prefix + "runs", waits for the server's reply, and only
+// then sends the keys, as Insert does. Redis makes several commands one
+// step only for keys in one hash slot (MULTI/EXEC, a script), and a
+// batch's keys span the 16384 slots, on a cluster its masters: so it is
+// this order, the record acknowledged before any key is sent, that makes
+// a kill at any point leave nothing of the call, the record alone, or the
+// record and some of the keys, and never a key without its record. (What
+// a server acknowledged it keeps as long as it keeps its writes at all:
+// see "A server that forgets".) Committed is one HGET. Both end their
+// pipeline with the GET of the identity record, as the other calls do.
 //
 // # Logging and secrets
 //
@@ -136,9 +176,14 @@ import (
 // first call. Every error reports what failed in the error itself instead.
 // A program that wants go-redis' own lines sets a logger of its own with
 // goredis.SetLogger after opening the set. No error returned by Open,
-// OpenURL or a method of Redis contains the password: where an
-// underlying error's text would, the password is replaced by "***" (and
-// such an error wraps only seen.ErrClosed or seen.ErrNoParams, not the original).
+// OpenURL or a method of Set contains a secret: Options.Password, or
+// any secret of the URL (the password of its userinfo, of an addr
+// option, the value of a password option; see RedactURL), as written,
+// percent-decoded or encoded, or quoted: where an underlying error's text
+// would (go-redis' URL parser echoes parameters, a dial error the host
+// name), each is replaced by "***", and such an error wraps only
+// seen.ErrClosed, seen.ErrNoParams, seen.ErrLost or seen.ErrRunID, not
+// the original.
 //
 // A Redis is safe for concurrent use by multiple goroutines; each call uses
 // its own pipelines and connections (Options.PoolSize bounds them).
@@ -154,6 +199,7 @@ type Set struct {
 	keys      [redisShards]string // Redis key of each shard
 	paramsKey string              // Prefix + "params"
 	idKey     string              // Prefix + "id"
+	runsKey   string              // Prefix + "runs": the commit records
 	name      string              // for messages: redis set "prefix" on host
 	id        string              // the identity read at open
 	floor     atomic.Int64        // keys at open plus the keys this process added
@@ -213,7 +259,12 @@ type Options struct {
 	Mode Mode
 
 	// Username and Password authenticate (AUTH); DB selects a database
-	// on a single server (a cluster has only database 0).
+	// on a single server (a cluster has only database 0). With OpenURL, a
+	// password in the URL wins; a URL with none takes Password, with the
+	// URL's user if it names one (redis://app@host), else Username.
+	// Password never appears in an error (see "Logging and secrets" on
+	// Set): a program that reads it from a file or the environment, not
+	// its command line, keeps it from other users.
 	Username, Password string
 	DB                 int
 
@@ -229,9 +280,11 @@ type Options struct {
 	DialTimeout, ReadTimeout, WriteTimeout time.Duration
 
 	// Timeout, when positive, bounds each Add, AddBatch and Len call as a
-	// whole, and each attempt of a Contains or Insert call (a context
-	// deadline; a Contains or Insert attempt that runs out of it is
-	// retried). Zero means no overall bound.
+	// whole, and each attempt of a Contains, Insert, InsertCommit,
+	// Committed or Check call (a context deadline, go-redis' dials
+	// included; an attempt that runs out of it is retried). Zero means no
+	// bound: see "Retries" on Set for how long an attempt against a server
+	// that is gone may take.
 	Timeout time.Duration
 
 	// Pipelines is the number of pipelines one AddBatch, Contains or
@@ -244,9 +297,11 @@ type Options struct {
 	// go-redis default of 10 per CPU).
 	PoolSize int
 
-	// Retries is how many times Contains and Insert send a chunk again
-	// after a transient error (see Set); zero means
-	// DefaultRetries, a negative value none.
+	// Retries is how many times Contains, Insert, InsertCommit,
+	// Committed and Check send a chunk (a command) again after a
+	// transient error, so each makes at most 1 + Retries attempts (see
+	// "Retries" on Set); zero means DefaultRetries, a negative value
+	// none.
 	Retries int
 	// RetryBackoff is the wait before the first retry, doubled before
 	// each next one up to MaxRetryBackoff; zero means
@@ -313,7 +368,7 @@ func Open(addrs []string, opts *Options) (*Set, error) {
 	if opts != nil {
 		o = *opts
 	}
-	t := redisTarget{op: "redis.Open", where: strings.Join(addrs, ","), secrets: []string{o.Password}}
+	t := redisTarget{op: "redis.Open", where: strings.Join(addrs, ","), secrets: redisurl.Forms(o.Password)}
 	if len(addrs) == 0 {
 		return nil, errors.New("seen: redis.Open: no address")
 	}
@@ -413,6 +468,7 @@ func openRedis(t redisTarget, o Options) (*Set, error) {
 		backoffX:  o.MaxRetryBackoff,
 		paramsKey: o.Prefix + "params",
 		idKey:     o.Prefix + "id",
+		runsKey:   o.Prefix + "runs",
 		name:      fmt.Sprintf("redis set %q on %s", o.Prefix, t.where),
 	}
 	onConnect := func(ctx context.Context, cn *goredis.Conn) error {
@@ -738,7 +794,8 @@ func (r *Set) context() (context.Context, context.CancelFunc) {
 // noRetryCmd is a SADD that go-redis must not send again after a network
 // error or timeout: see "Retries" on Set. A pipeline that contains such
 // a command is not replayed either; MOVED and ASK redirections still are.
-// Insert uses it too, and retries whole pipelines itself.
+// Insert uses it too, and InsertCommit for its HSET, and they retry whole
+// pipelines themselves.
 type noRetryCmd struct{ *goredis.IntCmd }
 
 func (noRetryCmd) NoRetry() bool { return true }
@@ -978,22 +1035,34 @@ func (r *Set) sadd(ctx context.Context, keys []seen.Key, part []int32, isNew []b
 // not the one read at open (see "A server that forgets" on Set): on a
 // single server the GET runs after the pipeline's other commands on the
 // same connection, so their answers came from the set that was opened.
+//
+// goredis.Nil (no such key: the GET of a missing identity record, an HGET
+// of a run that has none) is not an error here; any other error of any
+// command is returned, so that an identity record that could not be read
+// (a cluster node that failed while another answered Nil) is never taken
+// for a missing one.
 func (r *Set) exec(ctx context.Context, pipe goredis.Pipeliner) error {
 	id := noRetryStringCmd{goredis.NewStringCmd(ctx, "get", r.idKey)}
 	_ = pipe.Process(ctx, id)
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
-		return err // (goredis.Nil: from the GET, no identity record)
+	cmds, err := pipe.Exec(ctx)
+	if err != nil && !errors.Is(err, goredis.Nil) {
+		return err
+	}
+	for _, c := range cmds {
+		if err := c.Err(); err != nil && !errors.Is(err, goredis.Nil) {
+			return err
+		}
 	}
 	if id.Val() == r.id {
 		return nil
 	}
-	err := store.CheckStamp(r.name, r.Stamp(), id.Val(), -1)
+	err = store.CheckStamp(r.name, r.Stamp(), id.Val(), -1)
 	r.lost.Store(err.(*seen.LostError))
 	return err
 }
 
-// noRetryStringCmd is exec's GET, which go-redis must not send again on
-// its own either.
+// noRetryStringCmd is exec's GET (and Committed's HGET), which go-redis
+// must not send again on its own either: the callers retry.
 type noRetryStringCmd struct{ *goredis.StringCmd }
 
 func (noRetryStringCmd) NoRetry() bool { return true }
@@ -1110,7 +1179,7 @@ func (r *Set) Contains(keys []seen.Key, has []bool) error {
 // Insert records keys with pipelined SADDs of the distinct keys, ignoring
 // the replies (see Set); a key already recorded, by this writer or
 // another, is left as it is. It retries after transient errors (see
-// Redis, Retries): a retried SADD of a key the failed attempt did add
+// Set, Retries): a retried SADD of a key the failed attempt did add
 // changes nothing, so a retry, or a later call with the same keys, is
 // harmless. It returns seen.ErrClosed after Close and otherwise the error of
 // the last attempt, after which some of the keys may be recorded.
@@ -1124,19 +1193,105 @@ func (r *Set) Insert(keys []seen.Key) error {
 	if lost := r.lost.Load(); lost != nil {
 		return lost
 	}
+	if err := r.insert("Insert", keys); err != nil {
+		return err
+	}
+	return r.checkReconnect()
+}
+
+// insert is Insert's work, for op (Insert, InsertCommit), without the
+// check after a reconnect.
+func (r *Set) insert(op string, keys []seen.Key) error {
 	b := redisBatchPool.Get().(*redisBatch)
 	defer redisBatchPool.Put(b)
 	for off := 0; off < len(keys); off += PipelineChunk {
 		chunk := keys[off:min(off+PipelineChunk, len(keys))]
 		first := b.dedup(chunk)
-		err := r.retry("Insert", func(ctx context.Context) error {
+		err := r.retry(op, func(ctx context.Context) error {
 			return r.inParts(first, func(part []int32) error { return r.sadd(ctx, chunk, part, nil) })
 		})
 		if err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// InsertCommit records c in the hash Prefix + "runs" (HSET of field c.Run
+// to c.Seq in decimal, replacing what the run had), and once the server
+// has acknowledged that, inserts keys as Insert does (see "Commit
+// records" on Set). Each step retries after transient errors, as Insert
+// does; the HSET is idempotent, so a retry of it is harmless. When it
+// returns an error, c may or may not be recorded, and some of keys may be
+// recorded, but none of keys without c. It returns an error wrapping
+// seen.ErrRunID when c.Run is not a run identity (seen.ValidRunID), an
+// error for a c.Seq below 1, and seen.ErrClosed after Close.
+func (r *Set) InsertCommit(c seen.Commit, keys []seen.Key) error {
+	if r.closed.Load() {
+		return seen.ErrClosed
+	}
+	if !seen.ValidRunID(c.Run) {
+		return fmt.Errorf("seen: redis: InsertCommit: run %q: %w", c.Run, seen.ErrRunID)
+	}
+	if c.Seq < 1 {
+		return fmt.Errorf("seen: redis: InsertCommit: run %s: its Seq is %d, not a batch number (from 1)", c.Run, c.Seq)
+	}
+	if lost := r.lost.Load(); lost != nil {
+		return lost
+	}
+	seq := strconv.FormatInt(c.Seq, 10)
+	err := r.retry("InsertCommit", func(ctx context.Context) error {
+		pipe := r.client.Pipeline()
+		_ = pipe.Process(ctx, noRetryCmd{goredis.NewIntCmd(ctx, "hset", r.runsKey, c.Run, seq)})
+		return r.exec(ctx, pipe)
+	})
+	if err != nil {
+		return err
+	}
+	if len(keys) > 0 {
+		if err := r.insert("InsertCommit", keys); err != nil {
+			return err
+		}
+	}
 	return r.checkReconnect()
+}
+
+// Committed returns the Seq that InsertCommit recorded last for run (an
+// HGET of the hash Prefix + "runs"), 0 when it recorded none. It retries
+// after transient errors, as Contains does. It returns an error wrapping
+// seen.ErrRunID when run is not a run identity (seen.ValidRunID), and
+// seen.ErrClosed after Close.
+func (r *Set) Committed(run string) (int64, error) {
+	if r.closed.Load() {
+		return 0, seen.ErrClosed
+	}
+	if !seen.ValidRunID(run) {
+		return 0, fmt.Errorf("seen: redis: Committed: run %q: %w", run, seen.ErrRunID)
+	}
+	if lost := r.lost.Load(); lost != nil {
+		return 0, lost
+	}
+	var rec string
+	err := r.retry("Committed", func(ctx context.Context) error {
+		pipe := r.client.Pipeline()
+		cmd := noRetryStringCmd{goredis.NewStringCmd(ctx, "hget", r.runsKey, run)}
+		_ = pipe.Process(ctx, cmd)
+		if err := r.exec(ctx, pipe); err != nil {
+			return err
+		}
+		rec = cmd.Val() // "" for none (goredis.Nil)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	var seq int64
+	if rec != "" {
+		if seq, err = strconv.ParseInt(rec, 10, 64); err != nil {
+			return 0, fmt.Errorf("seen: %s: the commit record of run %s (field of the hash %s) is %q, not a number", r.name, run, r.runsKey, rec)
+		}
+	}
+	return seq, r.checkReconnect()
 }
 
 // retry runs attempt, each time with a context of its own (Timeout), until
@@ -1292,7 +1447,8 @@ func (r *Set) count(ctx context.Context) (int64, error) {
 }
 
 // Drop deletes the whole set from the server (UNLINK of every shard, of
-// the parameter record and of the identity), for every process that
+// the parameter record, of the identity and of the commit records), for
+// every process that
 // shares it. The Redis stays open, as a new empty set with a new identity
 // (other processes that had the set open find it lost). No other call on
 // r may run at the same time.
@@ -1308,6 +1464,7 @@ func (r *Set) Drop() error {
 	}
 	pipe.Unlink(ctx, r.paramsKey)
 	pipe.Unlink(ctx, r.idKey)
+	pipe.Unlink(ctx, r.runsKey)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return r.wrap(err)
 	}
@@ -1346,8 +1503,9 @@ func (r *Set) wrap(err error) error {
 }
 
 // scrub returns err, or, when its text contains one of r.secrets, an error
-// with each of them replaced by "***" that wraps only seen.ErrClosed and
-// seen.ErrNoParams (where err does), not err.
+// with each of them replaced by "***" (redisurl.Scrub) that wraps only
+// seen.ErrClosed, seen.ErrNoParams, seen.ErrLost and seen.ErrRunID (where
+// err does), not err.
 func (r *Set) scrub(err error) error { return scrub(err, r.secrets) }
 
 func scrub(err error, secrets []string) error {
@@ -1355,20 +1513,12 @@ func scrub(err error, secrets []string) error {
 		return nil
 	}
 	msg := err.Error()
-	red := msg
-	// Longest first, so that a secret containing another is replaced whole.
-	secrets = slices.Clone(secrets)
-	slices.SortFunc(secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	for _, s := range secrets {
-		if s != "" {
-			red = strings.ReplaceAll(red, s, "***")
-		}
-	}
+	red := redisurl.Scrub(msg, secrets)
 	if red == msg {
 		return err
 	}
 	w := &store.Error{Msg: red}
-	for _, e := range []error{seen.ErrClosed, seen.ErrNoParams} {
+	for _, e := range []error{seen.ErrClosed, seen.ErrNoParams, seen.ErrLost, seen.ErrRunID} {
 		if errors.Is(err, e) {
 			w.Errs = append(w.Errs, e)
 		}
@@ -1420,6 +1570,7 @@ var crc16Table = func() (t [256]uint16) {
 }()
 
 var (
-	_ seen.Set     = (*Set)(nil)
-	_ seen.Stamped = (*Set)(nil)
+	_ seen.Set       = (*Set)(nil)
+	_ seen.Stamped   = (*Set)(nil)
+	_ seen.Committer = (*Set)(nil)
 )

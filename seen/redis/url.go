@@ -38,23 +38,27 @@ import (
 // fill in what the URL leaves unset (see Options); its other fields
 // (Timeout, Pipelines, Retries, seen.Params) apply as they are.
 //
-// No error contains the password (see Set); RedactURL gives a URL fit
-// for messages.
+// No error contains a secret of the URL (its password, wherever it is
+// written, see RedactURL) or opts.Password; RedactURL gives a URL fit
+// for messages. A cluster's seed nodes after the first (addr=HOST:PORT)
+// share the URL's user and password: an addr option with a userinfo is
+// refused.
 func OpenURL(spec string, opts *Options) (*Set, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
+	secrets := append(redisurl.Secrets(spec), redisurl.Forms(o.Password)...)
 	u, err := parseRedisURL(spec)
 	if err != nil {
-		return nil, scrub(err, u.secrets)
+		return nil, scrub(err, secrets)
 	}
 	t, err := u.target(&o)
 	if err != nil {
-		return nil, scrub(err, u.secrets)
+		return nil, scrub(err, append(secrets, t.secrets...))
 	}
 	r, err := openRedis(t, o)
-	return r, scrub(err, u.secrets)
+	return r, scrub(err, append(secrets, t.secrets...))
 }
 
 // redisURL is a URL for OpenURL, split into its parts.
@@ -68,13 +72,13 @@ type redisURL struct {
 	path     string     // from the '/' on, as written
 	query    url.Values // without prefix
 	prefix   *string    // the prefix option
-	secrets  []string   // the password as written and decoded, password query values
+	secrets  []string   // redisurl.Secrets of the URL
 }
 
 // parseRedisURL splits spec. The result's secrets are set even when it
 // fails, so that the error can be scrubbed.
 func parseRedisURL(spec string) (redisURL, error) {
-	u := redisURL{where: RedactURL(spec), secrets: urlSecrets(spec)}
+	u := redisURL{where: RedactURL(spec), secrets: redisurl.Secrets(spec)}
 	fail := func(format string, args ...any) (redisURL, error) {
 		return u, fmt.Errorf("seen: redis.OpenURL %s: "+format, append([]any{u.where}, args...)...)
 	}
@@ -99,6 +103,12 @@ func parseRedisURL(spec string) (redisURL, error) {
 	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
 		u.userinfo, u.hasUser = authority[:at], true
 		authority = authority[at+1:]
+		// (go-redis' parser would echo a piece of it.)
+		if _, pw, ok := strings.Cut(u.userinfo, ":"); ok {
+			if _, err := url.PathUnescape(pw); err != nil {
+				return fail("the password is not valid percent-encoding (write a '%%' in it as %%25)")
+			}
+		}
 	}
 	if strings.Contains(tail, "#") {
 		return fail("a Redis URL has no fragment (#...)")
@@ -107,7 +117,20 @@ func parseRedisURL(spec string) (redisURL, error) {
 	u.path = path
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
+		// Its message would echo a piece of a password option's value.
+		for part := range strings.SplitSeq(rawQuery, "&") {
+			name, value, _ := strings.Cut(part, "=")
+			if _, verr := url.QueryUnescape(value); verr != nil && (redisurl.PasswordName(name) || name == "addr") {
+				return fail("query: the value of %s is not valid percent-encoding (write a '%%' in it as %%25)", name)
+			}
+		}
 		return fail("query: %v", err)
+	}
+	for i, a := range q["addr"] {
+		if strings.Contains(a, "@") {
+			return fail("addr option %d of %d names a user or password (USER:PASSWORD@HOST:PORT): the seed nodes of a cluster share the URL's; write them before the first host (%s://USER:PASSWORD@HOST:PORT?addr=HOST:PORT)",
+				i+1, len(q["addr"]), scheme+"+cluster")
+		}
 	}
 	if vs, ok := q["prefix"]; ok {
 		p := vs[len(vs)-1]
@@ -138,65 +161,16 @@ func noHost(authority string) bool {
 	return err == nil && u.Hostname() == ""
 }
 
-// urlSecrets returns what a password in spec may be: the text between the
-// first ':' of the userinfo and its '@', as written and decoded, taking
-// the userinfo to end at the last '@' (so also when a password holds an
-// unescaped '/', '?' or '#', which a URL parser would take for the end of
-// the host, and then also what the parser takes for the password or the
-// port), and the values of query options named like a password. A URL
-// with an '@' in its query may so lose more than the password from its
-// messages, never the password.
-func urlSecrets(spec string) []string {
-	var secrets []string
-	add := func(s string) {
-		if s == "" {
-			return
-		}
-		secrets = append(secrets, s)
-		if d, err := url.PathUnescape(s); err == nil && d != s {
-			secrets = append(secrets, d)
-		}
-	}
-	_, rest, ok := strings.Cut(spec, "://")
-	if !ok {
-		rest = spec
-	}
-	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
-		if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
-			add(pw)
-			// When an '@' follows a '/', '?' or '#', a URL parser ends
-			// the host, and any userinfo, earlier: take what it sees as
-			// the password, or as the port of "user:password", too.
-			if end := strings.IndexAny(rest, "/?#"); end >= 0 && end < at {
-				authority := rest[:end]
-				if at2 := strings.LastIndexByte(authority, '@'); at2 >= 0 {
-					authority = authority[:at2]
-				}
-				if _, pw2, ok := strings.Cut(authority, ":"); ok {
-					add(pw2)
-				}
-			}
-		}
-	}
-	if _, query, ok := strings.Cut(rest, "?"); ok {
-		for part := range strings.SplitSeq(query, "&") {
-			name, value, ok := strings.Cut(part, "=")
-			if ok && redisurl.PasswordName(name) {
-				add(value)
-				if d, err := url.QueryUnescape(value); err == nil {
-					add(d)
-				}
-			}
-		}
-	}
-	return secrets
-}
-
-// RedactURL returns spec with any password replaced by "***": the one in
-// the userinfo (user:password@, up to the last '@') and the values of
-// query options named like a password. Anything else is left as written,
-// so the result is spec itself when there is no password. It does not
-// check that spec is a valid URL.
+// RedactURL returns spec with every secret replaced by "***": the password
+// of its userinfo (user:***@), that of an addr option's value
+// (addr=user:***@host), the values of query options named like a
+// password ("pass" in any case: password=***, sentinel_password=***), a
+// port that is not a number (what a parser takes for one when a password
+// holds an unescaped '/', '?' or '#'), and then any other occurrence of
+// one of them (a password that is also part of the host name), as
+// written, percent-decoded or encoded. A user name is left as written,
+// and so is anything else, so the result is spec itself when there is no
+// secret. It does not check that spec is a valid URL.
 func RedactURL(spec string) string { return redisurl.Redact(spec) }
 
 // target maps u and the connection fields of o onto go-redis options, and
@@ -212,9 +186,7 @@ func (u *redisURL) target(o *Options) (redisTarget, error) {
 	if o.TLSConfig != nil && u.scheme != "rediss" {
 		return fail("Options.TLSConfig is set, but the URL's scheme is %s, not rediss", u.scheme)
 	}
-	if o.Password != "" {
-		t.secrets = append(t.secrets, o.Password)
-	}
+	t.secrets = append(t.secrets, redisurl.Forms(o.Password)...)
 	base := u.scheme + "://"
 	if u.hasUser {
 		base += u.userinfo + "@"
@@ -233,11 +205,9 @@ func (u *redisURL) target(o *Options) (redisTarget, error) {
 		}
 		so, err := goredis.ParseURL(base)
 		if err != nil {
-			return fail("%v", urlErr(err))
+			return fail("%v", urlErr(err, t.secrets))
 		}
-		if so.Username == "" && so.Password == "" {
-			so.Username, so.Password = o.Username, o.Password
-		}
+		so.Username, so.Password = credentials(so.Username, so.Password, o)
 		if so.DB == 0 {
 			so.DB = o.DB
 		}
@@ -246,7 +216,7 @@ func (u *redisURL) target(o *Options) (redisTarget, error) {
 		so.ReadTimeout = cmp0(so.ReadTimeout, o.ReadTimeout)
 		so.WriteTimeout = cmp0(so.WriteTimeout, o.WriteTimeout)
 		so.PoolSize = cmp0(so.PoolSize, o.PoolSize)
-		t.secrets = append(t.secrets, so.Password)
+		t.secrets = append(t.secrets, redisurl.Forms(so.Password)...)
 		t.single, t.detect = so, o.Mode == Auto
 		return t, nil
 	}
@@ -281,19 +251,32 @@ func (u *redisURL) target(o *Options) (redisTarget, error) {
 	}
 	co, err := goredis.ParseClusterURL(base)
 	if err != nil {
-		return fail("%v", urlErr(err))
+		return fail("%v", urlErr(err, t.secrets))
 	}
-	if co.Username == "" && co.Password == "" {
-		co.Username, co.Password = o.Username, o.Password
-	}
+	co.Username, co.Password = credentials(co.Username, co.Password, o)
 	co.TLSConfig = mergeTLS(co.TLSConfig, o)
 	co.DialTimeout = cmp0(co.DialTimeout, o.DialTimeout)
 	co.ReadTimeout = cmp0(co.ReadTimeout, o.ReadTimeout)
 	co.WriteTimeout = cmp0(co.WriteTimeout, o.WriteTimeout)
 	co.PoolSize = cmp0(co.PoolSize, o.PoolSize)
-	t.secrets = append(t.secrets, co.Password)
+	t.secrets = append(t.secrets, redisurl.Forms(co.Password)...)
 	t.cluster = co
 	return t, nil
+}
+
+// credentials returns the user and password to connect with: the URL's
+// (user, password), and where it has no password, o.Password, with the
+// URL's user or, where it names none, o.Username. So a password in the URL
+// wins over o's, and a URL that names only a user (redis://app@host) takes
+// o's password for it.
+func credentials(user, password string, o *Options) (string, string) {
+	if password != "" {
+		return user, password
+	}
+	if user == "" {
+		user = o.Username
+	}
+	return user, o.Password
 }
 
 // cmp0 returns a unless it is zero, then b.
@@ -336,12 +319,14 @@ func hostPort(h string) (string, error) {
 	return net.JoinHostPort(u.Hostname(), port), nil
 }
 
-// urlErr drops the URL that a *url.Error repeats (it may hold the
-// password; the messages name the redacted URL already).
-func urlErr(err error) error {
+// urlErr is an error of go-redis' URL parser, which may echo the URL or
+// a parameter: without the URL that a *url.Error repeats (the messages
+// name the redacted URL already), and with every one of secrets (the
+// URL's, redisurl.Secrets, and the password given) replaced by "***".
+func urlErr(err error, secrets []string) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return ue.Err
+		err = ue.Err
 	}
-	return err
+	return scrub(err, secrets)
 }
