@@ -11,8 +11,11 @@
 // (seen.Set.Contains, read-only); (2) write the new records to the output
 // and, for an output file, fsync it; (3) record a checkpoint (atomically:
 // written beside, synced, renamed, the directory synced): where the input
-// is decided up to, where the batch started, the output's length; (4) add
-// the batch's new keys to the set (seen.Set.Insert, idempotent). A kill
+// is decided up to, where the batch started, the output's length, the
+// run's identity and the number of its batch, sealed with a checksum; (4)
+// add the batch's new keys to the set (seen.Set.Insert, idempotent), for
+// a seen.Committer after a record of the run's batch number
+// (InsertCommit). A kill
 // between any two steps loses nothing: before (3) the batch is not
 // decided, and Open cuts the output back to the checkpoint's length, so
 // it is decided and written again; after (3) Open adds the batch's keys
@@ -30,6 +33,23 @@
 // Options.Rebuild the keys of the output's lines are added back instead
 // (Options.KeyOf). A set in memory (seen.Memory) is refilled from the
 // output on every resume.
+//
+// # The checkpoint and the set agree
+//
+// A seen.Committer set (every persistent set of this module) keeps, per
+// run, the number of the run's last batch that began to add keys; the
+// checkpoint records that number once the batch's keys are in, and the
+// one before. Since the checkpoint is written first, then the run's
+// record, then the keys, a kill leaves the set at one of the two, and the
+// run resumes. A set that records a later batch is ahead of the
+// checkpoint (the checkpoint and its output were put back from an older
+// copy): Open refuses it with an *AheadError (ErrStoreAhead), which
+// Rebuild cannot mend; Options.Rewind cuts a Rewinder (seen/keylog) back,
+// or a new set takes the output's keys (Rebuild, with another set: see
+// Options.SetEntry). A set that records an earlier batch lost the run's
+// writes: a *seen.LostError, which Rebuild mends. A checkpoint whose
+// checksum does not match is refused with ErrDamaged; one of versions 1
+// and 2 (no run, no checksum) is read and written back as version 3.
 //
 // # Driving it
 //
@@ -137,6 +157,12 @@ type Options struct {
 	// resuming with a persistent set, always: to a set that lost keys
 	// (refused without it) or may have lost fewer than Check sees.
 	Rebuild bool
+	// SetEntry names the entry of Run that says which set the run uses
+	// (uriscan dedup: "store"), if one does. With Rebuild it may differ
+	// from the checkpoint's: the run goes on with another set, which
+	// gets the keys of the output's lines (a new set, where the old one
+	// is ahead of the checkpoint or lost).
+	SetEntry string
 	// OnRebuild, when set, is told that Rebuild adds back the keys of
 	// the output's first n bytes, and why (lost nil: the set passed
 	// Check); n is 0 for a Writer, which takes the set as it is.
@@ -151,7 +177,59 @@ type Options struct {
 	// their chunks in turn, and the goroutine that feeds the Log mostly
 	// writes.
 	Decided bool
+	// Rewind, when the set records more of this run than the checkpoint
+	// (an ErrStoreAhead: the checkpoint and its output were put back
+	// from an older copy), cuts the set back to the checkpoint's batch
+	// instead of refusing it, when the set can (a Rewinder: seen/keylog)
+	// and no other run with a checkpoint wrote to it since. What was
+	// added after that batch goes, keys that runs without a checkpoint
+	// added too. It happens in Open, after the output is found to hold
+	// what the checkpoint says and before the last batch is read again:
+	// a resume refused after it (an input that changed) finds the set
+	// cut back.
+	Rewind bool
+	// OnRewind, when set, is told how many keys Rewind dropped.
+	OnRewind func(dropped int64)
 }
+
+// Rewinder is a set that can be cut back to a run's batch: what a set
+// holds after the run's commit record of batch seq+1 (seen.Committer) is
+// dropped, refused when another run wrote after it. seen/keylog's Set is
+// one.
+type Rewinder interface {
+	Rewind(run string, seq int64) (dropped int64, err error)
+}
+
+// ErrStoreAhead is wrapped by Open's error (an *AheadError) for a set
+// that records later batches of this run than the checkpoint does: the
+// checkpoint, and its output, are older than the set (put back from a
+// copy), and a resume would take the lines of those batches for seen and
+// lose them. Options.Rebuild cannot mend it (it only adds keys); a new
+// set rebuilt from the output can, or, for a Rewinder, Options.Rewind.
+var ErrStoreAhead = errors.New("frontier: the set is ahead of the checkpoint")
+
+// AheadError reports a set ahead of the checkpoint (ErrStoreAhead).
+type AheadError struct {
+	Checkpoint string
+	Run        string
+	// Seq is the batch the checkpoint records, StoreSeq the one the set
+	// records of the run (seen.Committer.Committed).
+	Seq, StoreSeq int64
+	// Rewind says why Options.Rewind could not cut the set back, if it
+	// was asked to.
+	Rewind error
+}
+
+func (e *AheadError) Error() string {
+	s := fmt.Sprintf("checkpoint %s is older than the store: the store records commit %d of this run (run %s) and the checkpoint commit %d (a commit is a batch that added keys), so the checkpoint and its output were put back from an older copy (or the store from a newer one); a resume would take the lines of commits %d to %d for seen and lose them; nothing was changed",
+		e.Checkpoint, e.StoreSeq, e.Run, e.Seq, e.Seq+1, e.StoreSeq)
+	if e.Rewind != nil {
+		s += "; the store was not cut back: " + e.Rewind.Error()
+	}
+	return s
+}
+
+func (e *AheadError) Unwrap() error { return ErrStoreAhead }
 
 // Error is the error that stopped a Log: Step says which ("store",
 // "output", "checkpoint", "resume").
@@ -206,8 +284,9 @@ type Log struct {
 }
 
 // checkpointVersion is the layout of the checkpoint file. Version 1 was
-// uriscan dedup's own before the Log.
-const checkpointVersion = 2
+// uriscan dedup's own before the Log; version 2 had no run and no
+// checksum; both are read and upgraded (see readCheckpoint).
+const checkpointVersion = 3
 
 // checkpoint is what a Log records after each batch's new records are
 // written (and, for an Output, synced), before the batch's keys are added
@@ -217,10 +296,13 @@ const checkpointVersion = 2
 // Next, whose digest BatchDigest is); OutputLength, the output's length
 // (a restart cuts the file to it); StoreStamp, the set's identity and
 // count after the batch before (a restart refuses a set that is not that
-// one or holds fewer keys).
+// one or holds fewer keys); Run, the run's identity, and StoreCommit,
+// what the set records of this run (seen.Committer) once the batch's keys
+// are in. The file is sealed with its checksum (atomicfile.SealJSON).
 type checkpoint struct {
 	Version      int               `json:"version"`
 	Run          map[string]string `json:"run"`
+	RunID        string            `json:"run_id,omitempty"`
 	Inputs       []string          `json:"inputs"`
 	Output       string            `json:"output,omitempty"`
 	OutputLength int64             `json:"output_length"`
@@ -230,11 +312,25 @@ type checkpoint struct {
 	Tally        Tally             `json:"tally"`
 	Errors       []string          `json:"errors,omitempty"`
 	StoreStamp   *seen.Stamp       `json:"store_stamp,omitempty"`
+	StoreCommit  *storeCommit      `json:"store_commit,omitempty"`
 	Done         bool              `json:"done"`
 }
 
+// storeCommit is the commit number (seen.Commit.Seq) a seen.Committer
+// set records for the run: Seq once the checkpoint's batch has inserted
+// its keys, Before until then (Before == Seq: the batch had no new keys,
+// nothing to insert). The set holds one of the two, or the checkpoint and
+// the set do not belong together.
+type storeCommit struct {
+	Seq    int64 `json:"seq"`
+	Before int64 `json:"before"`
+}
+
 // readCheckpoint reads the checkpoint in name; ok is false if there is
-// none.
+// none. A checkpoint whose checksum does not match (damaged or edited) is
+// an error wrapping ErrDamaged. Versions 1 and 2 (unsealed) are read and
+// upgraded: they name no run, so the first resume checks the set only by
+// its stamp and the run gets an identity from then on.
 func readCheckpoint(name string) (c checkpoint, ok bool, err error) {
 	b, err := os.ReadFile(name)
 	if errors.Is(err, os.ErrNotExist) {
@@ -243,27 +339,63 @@ func readCheckpoint(name string) (c checkpoint, ok bool, err error) {
 	if err != nil {
 		return c, false, err
 	}
+	b, sealed, err := atomicfile.UnsealJSON(b)
+	if err != nil {
+		return c, false, &damagedError{name: name, err: err}
+	}
 	var v struct {
 		Version int `json:"version"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
-		return c, false, fmt.Errorf("checkpoint %s: %w", name, err)
+		return c, false, &damagedError{name: name, err: err}
 	}
-	if v.Version == 1 {
-		c, err := fromVersion1(b)
-		if err != nil {
-			return c, false, fmt.Errorf("checkpoint %s (version 1): %w", name, err)
+	switch {
+	case v.Version == 1 || v.Version == 2:
+		if sealed {
+			return c, false, &damagedError{name: name, err: fmt.Errorf("version %d was never sealed", v.Version)}
 		}
+		if v.Version == 1 {
+			c, err = fromVersion1(b)
+		} else {
+			err = json.Unmarshal(b, &c)
+		}
+		if err != nil {
+			return c, false, &damagedError{name: name, err: fmt.Errorf("version %d: %w", v.Version, err)}
+		}
+		c.Version, c.RunID, c.StoreCommit = checkpointVersion, "", nil
 		return c, true, nil
-	}
-	if v.Version != checkpointVersion {
-		return c, false, fmt.Errorf("checkpoint %s has version %d, this one reads %d: finish that run with the version that wrote it, or remove it (and its output) to start over", name, v.Version, checkpointVersion)
+	case v.Version < 1:
+		return c, false, &damagedError{name: name, err: errors.New("it has no version")}
+	case v.Version != checkpointVersion:
+		return c, false, fmt.Errorf("checkpoint %s has version %d, this one reads 1 to %d: finish that run with the version that wrote it, or remove it (and its output) to start over", name, v.Version, checkpointVersion)
+	case !sealed:
+		return c, false, &damagedError{name: name, err: errors.New("it has no checksum, which every checkpoint of its version has")}
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
-		return c, false, fmt.Errorf("checkpoint %s: %w", name, err)
+		return c, false, &damagedError{name: name, err: err}
+	}
+	if c.RunID != "" && !seen.ValidRunID(c.RunID) {
+		return c, false, &damagedError{name: name, err: fmt.Errorf("its run_id %q is not 32 lowercase hex digits", c.RunID)}
 	}
 	return c, true, nil
 }
+
+// ErrDamaged is wrapped by Open's error for a checkpoint that is not what
+// a Log wrote: its checksum does not match (bit rot, an edit), or it is
+// not a checkpoint at all. Nothing is changed: the output is left as it
+// was.
+var ErrDamaged = errors.New("frontier: the checkpoint is damaged")
+
+type damagedError struct {
+	name string
+	err  error
+}
+
+func (e *damagedError) Error() string {
+	return fmt.Sprintf("checkpoint %s is damaged: %v; nothing was changed: put back a copy of it taken together with its output (and the store), or remove the output and the checkpoint to start over with a new store", e.name, e.err)
+}
+
+func (e *damagedError) Unwrap() []error { return []error{ErrDamaged, e.err} }
 
 // fromVersion1 reads a checkpoint of version 1, which uriscan dedup wrote
 // before this package was made from it: its settings become Run entries
@@ -321,42 +453,44 @@ func fromVersion1(b []byte) (checkpoint, error) {
 		Tally: t, Errors: v1.Failed, StoreStamp: v1.StoreStamp, Done: v1.Done}, nil
 }
 
-// writeCheckpointFile writes a checkpoint (tests make it fail).
-var writeCheckpointFile = atomicfile.Write
-
-// write replaces the checkpoint in name atomically; the directory is
-// synced too, so that an operating system crash cannot bring the previous
-// checkpoint back with the batch's keys already in the set.
+// write replaces the checkpoint in name atomically, sealed with its
+// checksum; the directory is synced too, so that an operating system
+// crash cannot bring the previous checkpoint back with the batch's keys
+// already in the set.
 func (c *checkpoint) write(name string) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	if err := writeCheckpointFile(name, append(b, '\n')); err != nil {
+	if err := atomicfile.Write(name, append(atomicfile.SealJSON(b), '\n')); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", name, err)
 	}
 	return nil
 }
 
 // LastStamp returns the set's stamp the checkpoint in name recorded, or
-// nil (no checkpoint, none recorded, or unreadable: Open says why): a
-// caller that opens a persistent set before the Log can then refuse to
-// make a new one where the checkpoint's was (the MustExist of seen/keylog and seen/disk).
-func LastStamp(name string) *seen.Stamp {
+// nil (no checkpoint, or none recorded): a caller that opens a
+// persistent set before the Log can then refuse to make a new one where
+// the checkpoint's was (the MustExist of seen/keylog and seen/disk). A
+// checkpoint that cannot be read is the error Open would return (a
+// damaged one wraps ErrDamaged), so that the caller stops before it
+// makes or changes anything.
+func LastStamp(name string) (*seen.Stamp, error) {
 	c, ok, err := readCheckpoint(name)
 	if !ok || err != nil {
-		return nil
+		return nil, err
 	}
-	return c.StoreStamp
+	return c.StoreStamp, nil
 }
 
 // matches says how the checkpoint differs from this run, or "".
-func (c *checkpoint) matches(run *checkpoint) string {
+func (c *checkpoint) matches(run *checkpoint, rebuild bool, setEntry string) string {
+	moved := func(k string) bool { return rebuild && setEntry != "" && k == setEntry }
 	switch {
-	case !maps.Equal(c.Run, run.Run):
+	case !runEqual(c.Run, run.Run, moved):
 		var diff []string
 		for _, k := range slices.Sorted(maps.Keys(joinKeys(c.Run, run.Run))) {
-			if a, b := c.Run[k], run.Run[k]; a != b {
+			if a, b := c.Run[k], run.Run[k]; a != b && !moved(k) {
 				diff = append(diff, fmt.Sprintf("%s %q, this run has %q", k, a, b))
 			}
 		}
@@ -367,6 +501,19 @@ func (c *checkpoint) matches(run *checkpoint) string {
 		return fmt.Sprintf("it was made for the output %q, this run has %q", c.Output, run.Output)
 	}
 	return ""
+}
+
+// runEqual reports whether a and b hold the same entries, those that
+// skip says not counted.
+func runEqual(a, b map[string]string, skip func(string) bool) bool {
+	for k := range joinKeys(a, b) {
+		av, aok := a[k]
+		bv, bok := b[k]
+		if (av != bv || aok != bok) && !skip(k) {
+			return false
+		}
+	}
+	return true
 }
 
 func joinKeys(a, b map[string]string) map[string]bool {
@@ -428,7 +575,14 @@ func (d *batchDigest) String() string { return fmt.Sprintf("%016x%016x-%d", d.hi
 // refills a seen.Memory from the output (or with Rebuild a persistent
 // set), and sets Start where reading must begin. Without a checkpoint it
 // records one at once (so a restart always finds it, or an empty output),
-// and refuses an output file that already holds data.
+// and refuses an output file that already holds data. It removes the
+// temporary files of checkpoint writes a killed run left.
+//
+// Before it changes anything it refuses: a damaged checkpoint (an error
+// wrapping ErrDamaged), a set that records later batches of the run than
+// the checkpoint (an *AheadError: ErrStoreAhead; see Options.Rewind), and
+// a set that lost keys or the run's commits (a *seen.LostError; see
+// Options.Rebuild).
 func Open(set seen.Set, o Options) (*Log, error) {
 	if o.Output == "" && o.Writer == nil {
 		return nil, errors.New("frontier: Open: no Output and no Writer")
@@ -470,6 +624,13 @@ func (l *Log) open(memory bool) error {
 	if err := l.lock(); err != nil {
 		return err
 	}
+	if o.Checkpoint != "" {
+		// The lock keeps every other writer of the checkpoint out: what
+		// a killed one left is stale.
+		if _, err := atomicfile.RemoveStale(o.Checkpoint); err != nil {
+			return fmt.Errorf("checkpoint %s: removing the temporary files a killed run left: %w", o.Checkpoint, err)
+		}
+	}
 	var c checkpoint
 	found := false
 	if o.Checkpoint != "" {
@@ -481,23 +642,15 @@ func (l *Log) open(memory bool) error {
 			return fmt.Errorf("checkpoint %s exists: resume from it (uriscan dedup --resume, Options.Resume), or remove it to start over", o.Checkpoint)
 		}
 		if found {
-			if why := c.matches(&l.ckpt); why != "" {
+			if why := c.matches(&l.ckpt, o.Rebuild, o.SetEntry); why != "" {
 				return fmt.Errorf("checkpoint %s does not belong to this run: %s (remove it to start over)", o.Checkpoint, why)
 			}
 		}
 	}
-	// Before anything is changed: is the set still the one the
-	// checkpoint was made against?
-	rebuild := false
-	if found {
-		var err error
-		if rebuild, err = l.checkSet(c); err != nil {
-			return err
-		}
-	}
+	var f *os.File
 	if o.Output != "" {
-		f, err := os.OpenFile(o.Output, os.O_RDWR|os.O_CREATE, 0o644)
-		if err != nil {
+		var err error
+		if f, err = os.OpenFile(o.Output, os.O_RDWR|os.O_CREATE, 0o644); err != nil {
 			return err
 		}
 		fi, err := f.Stat()
@@ -513,6 +666,21 @@ func (l *Log) open(memory bool) error {
 			f.Close()
 			return fmt.Errorf("output %s has %d bytes, its checkpoint %s says %d were written: the file was changed; remove both to start over (with a new set: a persistent one still holds their keys)", o.Output, fi.Size(), o.Checkpoint, c.OutputLength)
 		}
+	}
+	// Before anything is changed: is the set still the one the
+	// checkpoint was made against? (Options.Rewind changes it here, once
+	// the output is known to hold what the checkpoint says.)
+	rebuild := false
+	if found {
+		var err error
+		if rebuild, err = l.checkSet(c); err != nil {
+			if f != nil {
+				f.Close()
+			}
+			return err
+		}
+	}
+	if f != nil {
 		if err := f.Truncate(c.OutputLength); err != nil { // 0 without a checkpoint
 			f.Close()
 			return err
@@ -530,11 +698,41 @@ func (l *Log) open(memory bool) error {
 			}
 		}
 	}
+	_, committer := l.set.(seen.Committer)
 	if !found {
 		if o.Checkpoint != "" {
+			l.ckpt.RunID = seen.NewRunID()
+			if committer {
+				l.ckpt.StoreCommit = &storeCommit{}
+			}
 			return l.save()
 		}
 		return nil
+	}
+	l.ckpt.RunID, l.ckpt.StoreCommit = c.RunID, c.StoreCommit
+	if !committer {
+		l.ckpt.StoreCommit = nil // (a run moved to another set)
+	}
+	if c.RunID == "" {
+		// A checkpoint of version 2 or 1: the run gets its identity now.
+		l.ckpt.RunID = seen.NewRunID()
+	}
+	if committer && l.ckpt.StoreCommit == nil {
+		l.ckpt.StoreCommit = &storeCommit{}
+	}
+	if sc := l.ckpt.StoreCommit; committer && o.Rebuild && sc.Before > 0 {
+		// --rebuild took the set as it is, or added the output's keys
+		// back (a set that lost writes, or another set): it must record
+		// at least the batch before the checkpoint's, which the replay
+		// completes.
+		cm := l.set.(seen.Committer)
+		r, err := cm.Committed(l.ckpt.RunID)
+		if err == nil && r < sc.Before {
+			err = cm.InsertCommit(seen.Commit{Run: l.ckpt.RunID, Seq: sc.Before}, nil)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	l.resumed = true
 	l.tally, l.start, l.pos = c.Tally, c.Next, c.Next
@@ -551,28 +749,55 @@ func (l *Log) open(memory bool) error {
 
 // checkSet compares a persistent set with the stamp the checkpoint c
 // recorded: a set that is not that one, or holds fewer keys, would
-// answer "new" for lines written before. It is refused; with Rebuild the
-// keys of the output's lines are to be added back (rebuild), always: a
-// set taken as it is may have lost fewer keys than the last batch added,
-// which no count shows.
+// answer "new" for lines written before. It is refused (a
+// *seen.LostError); with Rebuild the keys of the output's lines are to be
+// added back (rebuild), always: a set taken as it is may have lost fewer
+// keys than the last batch added, which no count shows. A set that
+// records later batches of this run than c (checkCommit) is refused with
+// an *AheadError, with Rebuild too, whether or not it also lost keys. With
+// Rebuild and Options.SetEntry the run may go on with another set than
+// c's (another identity): it gets the output's keys, unless it too
+// records later batches of this run.
 func (l *Log) checkSet(c checkpoint) (rebuild bool, err error) {
 	st, ok := l.set.(seen.Stamped)
-	if !ok || c.StoreStamp == nil {
+	if !ok {
 		return false, nil
 	}
-	err = st.Check(*c.StoreStamp)
-	if err != nil && !errors.Is(err, seen.ErrLost) {
-		return false, err
-	}
+	e := l.o.SetEntry
 	switch {
-	case !l.o.Rebuild && err != nil:
-		return false, err // a *seen.LostError: the caller says what to do
-	case !l.o.Rebuild:
+	case l.o.Rebuild && e != "" && c.Run[e] != l.o.Run[e] && (c.StoreStamp == nil || st.Stamp().ID != c.StoreStamp.ID):
+		// Another set (Options.SetEntry).
+		if err := l.checkCommit(c); err != nil && !errors.Is(err, seen.ErrLost) {
+			return false, err
+		}
+	case c.StoreStamp == nil:
 		return false, nil
-	case l.o.Output == "":
+	default:
+		err = st.Check(*c.StoreStamp)
+		if err != nil && !errors.Is(err, seen.ErrLost) {
+			return false, err
+		}
+		if st.Stamp().ID == c.StoreStamp.ID {
+			// The same set: does it hold this run's batches as far as
+			// the checkpoint, and no further? Ahead wins over lost keys:
+			// adding keys back never mends it.
+			if cerr := l.checkCommit(c); cerr != nil {
+				if !errors.Is(cerr, seen.ErrLost) {
+					return false, cerr
+				}
+				if err == nil {
+					err = cerr
+				}
+			}
+		}
+		if !l.o.Rebuild {
+			return false, err // a *seen.LostError: the caller says what to do
+		}
+	}
+	if l.o.Output == "" {
 		// To a Writer there is nothing to add back: the set is taken as
 		// it is.
-		if err != nil && l.o.OnRebuild != nil {
+		if l.o.OnRebuild != nil {
 			l.o.OnRebuild(err, 0)
 		}
 		return false, nil
@@ -584,6 +809,60 @@ func (l *Log) checkSet(c checkpoint) (rebuild bool, err error) {
 		l.o.OnRebuild(err, c.OutputLength)
 	}
 	return true, nil
+}
+
+// checkCommit compares what a seen.Committer set records of the run with
+// the checkpoint c: the commit before the checkpoint's (a kill before the
+// batch's keys went in) or the checkpoint's own are legal; a later one is
+// an *AheadError (or, with Options.Rewind, cut back), an earlier one a
+// *seen.LostError (the set lost the run's writes: put back from an older
+// copy). A checkpoint of an earlier version names no run: not checked.
+func (l *Log) checkCommit(c checkpoint) error {
+	cm, ok := l.set.(seen.Committer)
+	if !ok || c.RunID == "" || c.StoreCommit == nil {
+		return nil
+	}
+	r, err := cm.Committed(c.RunID)
+	if err != nil {
+		return err
+	}
+	sc := *c.StoreCommit
+	switch {
+	case r == sc.Seq || r == sc.Before:
+		return nil
+	case r > sc.Seq:
+		ae := &AheadError{Checkpoint: l.o.Checkpoint, Run: c.RunID, Seq: sc.Seq, StoreSeq: r}
+		if !l.o.Rewind {
+			return ae
+		}
+		rw, ok := l.set.(Rewinder)
+		if !ok {
+			ae.Rewind = errors.New("this kind of store cannot be cut back")
+			return ae
+		}
+		dropped, err := rw.Rewind(c.RunID, sc.Seq)
+		if err != nil {
+			ae.Rewind = err
+			return ae
+		}
+		if l.o.OnRewind != nil {
+			l.o.OnRewind(dropped)
+		}
+		if r, err = cm.Committed(c.RunID); err != nil {
+			return err
+		}
+		if r != sc.Seq && r != sc.Before {
+			ae.StoreSeq, ae.Rewind = r, fmt.Errorf("it records commit %d after it was cut back to commit %d", r, sc.Seq)
+			return ae
+		}
+		return nil
+	}
+	le := &seen.LostError{Store: "the store", Count: -1,
+		Why: fmt.Sprintf("it records commit %d of this run (run %s), where the checkpoint %s needs commit %d or %d (a commit is a batch that added keys): it lost this run's writes since (restored from an older copy, or damaged)", r, c.RunID, l.o.Checkpoint, sc.Before, sc.Seq)}
+	if c.StoreStamp != nil {
+		le.Want, le.ID = *c.StoreStamp, c.StoreStamp.ID
+	}
+	return le
 }
 
 // lock keeps two runs from sharing an output or a checkpoint: it locks
@@ -810,7 +1089,7 @@ func (l *Log) endReplay() error {
 	}
 	l.digest = batchDigest{}
 	if !l.o.Decided { // (the caller added them, deciding them)
-		if err := l.set.Insert(l.replay); err != nil {
+		if err := l.insert(l.replay); err != nil {
 			return l.fail("store", err)
 		}
 	}
@@ -909,25 +1188,48 @@ func (l *Log) Commit() error {
 	} else if l.pending.Lines == 0 {
 		return nil // nothing read since the last checkpoint
 	}
-	before := l.tally
+	before, commitBefore := l.tally, l.ckpt.StoreCommit
 	l.tally = cloneTally(l.tally)
 	l.tally.add(l.pending)
 	l.ckpt.Batch, l.ckpt.Next, l.ckpt.BatchDigest = l.start, l.pos, l.digest.String()
+	if sc := l.ckpt.StoreCommit; sc != nil {
+		// The set records the batch's number with its keys; a batch
+		// with none inserts nothing and keeps the number.
+		next := storeCommit{Seq: sc.Seq, Before: sc.Seq}
+		if len(l.newKeys) > 0 {
+			next.Seq++
+		}
+		l.ckpt.StoreCommit = &next
+	}
 	if err := l.save(); err != nil {
 		// Not recorded, so not decided: a rerun decides it again.
-		l.tally = before
+		l.tally, l.ckpt.StoreCommit = before, commitBefore
 		return err
 	}
 	l.pending = Tally{}
 	l.digest = batchDigest{}
 	if len(l.newKeys) > 0 {
-		if err := l.set.Insert(l.newKeys); err != nil {
+		if err := l.insert(l.newKeys); err != nil {
 			return l.fail("store", err)
 		}
 	}
 	l.start = l.pos
 	l.keys, l.text, l.ends, l.decided = l.keys[:0], l.text[:0], l.ends[:0], l.decided[:0]
 	return nil
+}
+
+// insert adds the keys of the checkpoint's batch to the set: for a
+// seen.Committer, with the run's commit record of that batch (before
+// them, so that a set that holds any of them records the batch).
+func (l *Log) insert(keys []seen.Key) error {
+	cm, ok := l.set.(seen.Committer)
+	if sc := l.ckpt.StoreCommit; ok && sc != nil && sc.Seq > 0 && l.ckpt.RunID != "" {
+		return cm.InsertCommit(seen.Commit{Run: l.ckpt.RunID, Seq: sc.Seq}, keys)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return l.set.Insert(keys)
 }
 
 // inMemory reports whether set lives in this process's memory alone.

@@ -31,8 +31,8 @@ var testKey = bytes.Repeat([]byte{0x42}, normalize.KeySize)
 // crawl is a crawler's dedup loop written against the public API only:
 // the URIs of input (a file of lines) go through the hasher to the Log,
 // which writes each one's first occurrence to output. It returns the
-// Log's tally.
-func crawl(input, output string, set seen.Set, batch int) (frontier.Tally, error) {
+// Log's tally. Each of opts may change the Log's Options.
+func crawl(input, output string, set seen.Set, batch int, opts ...func(*frontier.Options)) (frontier.Tally, error) {
 	h, err := normalize.NewHasher(testKey, normalize.Crawler)
 	if err != nil {
 		return frontier.Tally{}, err
@@ -41,10 +41,14 @@ func crawl(input, output string, set seen.Set, batch int) (frontier.Tally, error
 		sum, err := h.SumRaw(line)
 		return seen.Key(sum), err
 	}
-	log, err := frontier.Open(set, frontier.Options{
+	o := frontier.Options{
 		Output: output, Inputs: []string{input}, Run: map[string]string{"level": "crawler"},
 		Batch: batch, KeyOf: keyOf,
-	})
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	log, err := frontier.Open(set, o)
 	if err != nil {
 		return frontier.Tally{}, err
 	}
