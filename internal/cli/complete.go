@@ -37,7 +37,7 @@ func choicesOf(cmd, name string) []string {
 }
 
 // fileFlags take a file name.
-var fileFlags = map[string]bool{"key-file": true, "output": true, "checkpoint": true, "summary": true}
+var fileFlags = map[string]bool{"key-file": true, "output": true, "checkpoint": true, "summary": true, "redis-password-file": true}
 
 // flagInfo is one flag as completion offers it.
 type flagInfo struct {

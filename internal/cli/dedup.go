@@ -38,13 +38,15 @@ const defaultDedupBatch = 1024
 func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR (a key log; an earlier version's Pebble set there is opened as one), pebble:DIR (Pebble, for sets larger than memory), redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
 	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisurl.DefaultPrefix+")")
+	passFile := fs.String("redis-password-file", "", "read the password of a Redis --store whose URL has none from the first line of `FILE` (its line end trimmed), not from the command line, which every user of the machine can see; without it, $"+envRedisPassword+" holds it. A password in the URL wins over both, the file over the variable")
 	nf := addNormFlags(fs)
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and take the result (reported on standard error; the repaired form is written)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits; required with a disk or Redis store, the same every run (default: random, memory only)")
 	output := fs.String("output", "", "write the new lines to `FILE`, exactly once across kills and restarts (progress in FILE.checkpoint; a rerun resumes), instead of standard output")
 	ckptFlag := fs.String("checkpoint", "", "record the progress in `FILE` after every batch, for --resume (default with --output: FILE.checkpoint)")
 	resume := fs.Bool("resume", false, "continue from --checkpoint instead of the top of the input (automatic with --output)")
-	rebuild := fs.Bool("rebuild", false, "take a disk or Redis store that lost keys it had recorded (emptied, deleted, replaced, restored from an older copy: a run is refused) as it is, and when resuming --output add back the keys of the lines it holds and go on; keys of other runs' outputs are not added back")
+	rebuild := fs.Bool("rebuild", false, "take a disk or Redis store that lost keys it had recorded (emptied, deleted, replaced, restored from an older copy: a run is refused) as it is, and when resuming --output add back the keys of the lines it holds and go on; keys of other runs' outputs are not added back. A resume with --rebuild may name another --store than its checkpoint's (a new one, where the old one is ahead of the checkpoint): it gets the keys of --output's lines")
+	rewind := fs.Bool("rewind-store", false, "when the checkpoint is older than a disk: store (a key log) that holds later batches of this run (the output and its checkpoint were put back from a copy), cut the key log back to the checkpoint's batch and go on, instead of refusing: what was added after that batch goes, keys of runs without a checkpoint too; refused when another run with a checkpoint wrote to the store since")
 	summary := fs.String("summary", "", "also write the summary to `FILE`, as one JSON object")
 	extract := fs.Bool("extract", false, "take the URIs found in each line (as uriscan extract finds them: logs, free text) instead of the line itself")
 	xo := addExtractFlags(fs, "with --extract, ")
@@ -66,6 +68,9 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		persistent := *store != "memory"
 		if persistent && *keyFile == "" {
 			return e.usageError("dedup: --store "+shown+" needs --key-file: a store kept across runs only matches the hash key it was made with (make one with: head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > key.hex)", e.cmd)
+		}
+		if *passFile != "" && !isRedisURL(*store) {
+			return e.usageError("dedup: --redis-password-file is for a Redis --store (redis://, rediss://, redis+cluster://)", e.cmd)
 		}
 		ckptName := *ckptFlag
 		if ckptName == "" && *output != "" {
@@ -176,16 +181,39 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		if *rebuild && !persistent {
 			return e.usageError("dedup: --rebuild is for a disk or Redis store (a memory set is rebuilt from --output anyway)", e.cmd)
 		}
-		// A checkpoint that recorded a store's stamp says a store was
-		// there: a disk store is not made anew where it is gone.
+		if *rewind && !strings.HasPrefix(*store, "disk:") {
+			return e.usageError("dedup: --rewind-store cuts back a disk: store (a key log); --store "+shown+" cannot be cut back (see docs/dedup.md, \"Backups\")", e.cmd)
+		}
 		resuming := false
 		var stamp *seen.Stamp
+		// A checkpoint that recorded a store's stamp says a store was
+		// there: a disk store is not made anew where it is gone.
 		if ckptName != "" {
 			if _, err := os.Stat(ckptName); err == nil {
-				resuming, stamp = true, frontier.LastStamp(ckptName)
+				resuming = true
+				// A checkpoint that cannot be read stops the run before the
+				// store is opened (or made) and the output touched.
+				if stamp, err = frontier.LastStamp(ckptName); err != nil {
+					e.ioError("dedup: " + err.Error())
+					e.flush()
+					return exitUsage
+				}
 			}
 		}
-		set, err := openStore(*store, *prefix, params, StoreOptions{Recover: *rebuild, MustExist: stamp != nil && !*rebuild})
+		so := StoreOptions{Recover: *rebuild, MustExist: stamp != nil && !*rebuild}
+		if isRedisURL(*store) {
+			if w := redisPasswordWarning(*passFile); w != "" {
+				fmt.Fprintln(e.errw, "uriscan: dedup: "+w)
+			}
+			pw, perr := redisPassword(*passFile, os.Getenv)
+			if perr != nil {
+				e.ioError("dedup: " + perr.Error())
+				e.flush()
+				return exitUsage
+			}
+			so.Password = pw
+		}
+		set, err := openStore(*store, *prefix, params, so)
 		if err != nil {
 			// The store's errors name it (password redacted).
 			e.ioError("dedup: " + storeMessage(err, shown) + storeAdvice(err, *output, resuming))
@@ -199,7 +227,10 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		d.log, err = frontier.Open(set, frontier.Options{
 			Output: *output, Writer: e.out, Checkpoint: ckptName, Resume: *resume,
 			Inputs: files, Run: run, Batch: *batch,
-			KeyOf: d.keyOf, Rebuild: *rebuild, Decided: decided,
+			KeyOf: d.keyOf, Rebuild: *rebuild, SetEntry: "store", Decided: decided, Rewind: *rewind,
+			OnRewind: func(dropped int64) {
+				fmt.Fprintf(e.errw, "uriscan: dedup: --rewind-store: cut the key log back to the checkpoint's batch: %d keys of later batches dropped\n", dropped)
+			},
 			OnRebuild: func(lost error, n int64) {
 				if lost != nil {
 					fmt.Fprintf(e.errw, "uriscan: dedup: %v\n", lost)
@@ -214,8 +245,11 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		if err != nil {
 			set.Close()
 			msg := "dedup: " + err.Error()
-			if errors.Is(err, seen.ErrLost) {
+			switch {
+			case errors.Is(err, seen.ErrLost):
 				msg += "\nuriscan: dedup: the checkpoint " + ckptName + " records a run against the store as it was: " + lostAdvice(*output, true)
+			case errors.Is(err, frontier.ErrStoreAhead):
+				msg += "\nuriscan: dedup: " + aheadAdvice(*store, *output, ckptName, isRewinder(set))
 			}
 			e.ioError(msg)
 			e.flush()
@@ -437,6 +471,29 @@ func lostAdvice(output string, resuming bool) string {
 		return "a resume would write again lines written before it: " + others + ", or rerun with --rebuild to take the store as it is"
 	}
 	return "lines it held would be new again: " + others + ", or rerun with --rebuild to take it as it is"
+}
+
+// isRewinder reports whether set can be cut back (--rewind-store).
+func isRewinder(set seen.Set) bool {
+	_, ok := set.(frontier.Rewinder)
+	return ok
+}
+
+// aheadAdvice says how to recover from a store ahead of the checkpoint
+// (frontier.ErrStoreAhead): --rebuild cannot (it only adds keys).
+func aheadAdvice(store, output, ckpt string, rewinder bool) string {
+	newStore := "rerun with a new store and --rebuild (--store disk:NEWDIR --rebuild: the new store gets the keys of --output " + output + "'s lines and the run goes on; keys that other runs added to the old store are not in it: add their outputs first, uriscan dedup --store disk:NEWDIR --key-file K [the same level flags] OUTPUTS... >/dev/null)"
+	if output == "" {
+		newStore = "rerun with a new store and --rebuild (lines written before the checkpoint are then taken for new again: add the outputs of the runs that filled the old store to the new one first, uriscan dedup --store disk:NEWDIR --key-file K [the same level flags] OUTPUTS... >/dev/null)"
+	}
+	if isRedisURL(store) {
+		newStore += " (for Redis, a new store is another --store-prefix, or another database)"
+	}
+	s := "to recover, put back the newer " + ckpt + " (and its output) if you have them; or " + newStore
+	if rewinder {
+		s += "; or rerun with --rewind-store to cut this key log back to the checkpoint's batch (the keys of the later batches go)"
+	}
+	return s + ". --rebuild alone cannot mend it: it only adds keys. Back up an output, its checkpoint and the store together (docs/dedup.md, \"Backups\")"
 }
 
 // storeMessage is err from opening the store --store shown, in the

@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestSecretsNeverShow: a password is redacted wherever a reader would
@@ -218,5 +224,170 @@ func TestSecretsLongLines(t *testing.T) {
 		if _, out, _ := cli(t, c.in+"\n", "split", "--max-line", "100"); !strings.Contains(out, c.want) {
 			t.Errorf("%.20q...: %s, want %s", c.in, out, c.want)
 		}
+	}
+}
+
+// TestSecretsRedisStore: no secret of a Redis --store URL shows in
+// dedup's standard output, standard error or the files it writes, for
+// every form of URL (redis://, rediss://, redis+cluster://,
+// rediss+cluster://; one host, several, a malformed port, an empty
+// element, a host name that holds the password) with a distinctive secret
+// in every position a secret takes (the userinfo's password, a
+// password-only userinfo, a user-only one with a password option,
+// password, sentinel_password and other "pass"-named options, each addr
+// option's password, an addr option encoded whole), the secret plain,
+// percent-encoded with every reserved character in it, or holding one of
+// them unescaped (go-redis' parser then fails): whether the run stops at
+// its usage check (no --key-file), at the store's open (nothing listens
+// on 127.0.0.1:1), or, against a server of the test's own that requires
+// the password, at a wrong password or not at all (its checkpoint records
+// the store as shown).
+func TestSecretsRedisStore(t *testing.T) {
+	const head, tail = "Pw7Q", "Zk9X"
+	const special = ":/?#[]@!$&'()*+,;=% \"\\"
+	key := writeFile(t, "key", strings.Repeat("ab", 32))
+	userEnc := func(pw string) string { return strings.TrimPrefix(url.UserPassword("", pw).String(), ":") }
+	positions := []func(scheme, hosts, userPW, queryPW string) string{
+		func(s, h, u, _ string) string { return s + "://user:" + u + "@" + h + "/0" },
+		func(s, h, u, _ string) string { return s + "://:" + u + "@" + h },
+		func(s, h, _, q string) string { return s + "://user@" + h + "?password=" + q },
+		func(s, h, _, q string) string { return s + "://" + h + "?sentinel_password=" + q },
+		func(s, h, _, q string) string {
+			return s + "://" + h + "?dial_timeout=1s&PassWord=" + q + "&my_passphrase=" + q
+		},
+		func(s, h, u, _ string) string {
+			return s + "://user:" + u + "@" + h + "?addr=user:" + u + "@127.0.0.1:3&addr=:" + u + "@127.0.0.1:4"
+		},
+		func(s, h, u, _ string) string {
+			return s + "://" + h + "?addr=" + url.QueryEscape("user:"+u+"@127.0.0.1:3")
+		},
+	}
+	var specs []string
+	for _, scheme := range []string{"redis", "rediss", "redis+cluster", "rediss+cluster"} {
+		for _, hosts := range []string{"127.0.0.1:1", "127.0.0.1:1,127.0.0.1:2"} {
+			for _, p := range positions {
+				specs = append(specs, p(scheme, hosts, head+tail, head+tail))
+				enc := head + special + tail
+				specs = append(specs, p(scheme, hosts, userEnc(enc), url.QueryEscape(enc)))
+			}
+		}
+		pw := strings.ToLower(head + tail) // the host name's first label
+		specs = append(specs, scheme+"://user:"+pw+"@"+pw+".invalid:1/0")
+	}
+	for _, hosts := range []string{"127.0.0.1:70x0", "127.0.0.1:1,"} {
+		specs = append(specs, "redis://user:"+head+tail+"@"+hosts, "redis+cluster://"+hosts+"?password="+head+tail)
+	}
+	for _, c := range []string{"/", "?", "#", "@", "&", "%", "%zz", " ", ":", `"`, "\x01", "\xff"} {
+		pw := head + c + tail
+		for _, p := range positions {
+			specs = append(specs, p("redis", "127.0.0.1:1", pw, pw))
+		}
+	}
+
+	type result struct {
+		what, all string
+		code      int
+	}
+	// run runs dedup with args, and returns its standard output and
+	// error and the files it wrote in a directory of its own (where the
+	// arguments OUT and SUM name its --output and --summary).
+	run := func(args ...string) result {
+		d := t.TempDir()
+		args = slices.Clone(args)
+		for i, a := range args {
+			switch a {
+			case "OUT":
+				args[i] = filepath.Join(d, "out")
+			case "SUM":
+				args[i] = filepath.Join(d, "summary.json")
+			}
+		}
+		code, out, errs := cli(t, "http://a/\nhttp://b/\n", append([]string{"dedup"}, args...)...)
+		all := out + errs
+		filepath.WalkDir(d, func(path string, de os.DirEntry, err error) error {
+			if err == nil && !de.IsDir() {
+				b, _ := os.ReadFile(path)
+				all += "\n" + path + ":\n" + string(b)
+			}
+			return nil
+		})
+		return result{fmt.Sprintf("%q", args), all, code}
+	}
+	check := func(r result, marks ...string) {
+		t.Helper()
+		low := strings.ToLower(r.all)
+		for _, m := range marks {
+			if strings.Contains(low, strings.ToLower(m)) {
+				t.Errorf("dedup %s: exit %d, a piece of a secret (%q) shows:\n%s", r.what, r.code, m, r.all)
+			}
+		}
+	}
+	var mu sync.Mutex
+	var results []result
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i, spec := range specs {
+		for _, args := range [][]string{
+			{"--store", spec, "--key-file", key},
+			{"--store", spec},
+			{"--store", spec, "--key-file", key, "--output", "OUT"},
+		} {
+			if args[len(args)-1] == "OUT" && i%4 != 0 {
+				continue // (on some forms: the same open, and a checkpoint not written)
+			}
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				r := run(args...)
+				mu.Lock()
+				results = append(results, r)
+				mu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	for _, r := range results {
+		if r.code != exitUsage {
+			t.Errorf("dedup %s: exit %d, want %d (no store opens):\n%s", r.what, r.code, exitUsage, r.all)
+		}
+		check(r, head, tail)
+	}
+
+	// A server that requires the password: a wrong one is refused, the
+	// right one opens the store, and the checkpoint names it as shown.
+	srv := startRedis(t)
+	pw := head + "-" + special + "-" + tail
+	c, err := net.Dial("tcp", srv.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "CONFIG SET requirepass %q\r\n", pw)
+	if line, _ := bufio.NewReader(c).ReadString('\n'); line != "+OK\r\n" {
+		t.Fatalf("CONFIG SET requirepass: %q", line)
+	}
+	c.Close()
+	const wrongHead, wrongTail = "Qx5W", "Jm2V"
+	wrong := wrongHead + special + wrongTail
+	prefix := url.QueryEscape(fmt.Sprintf("uriscan-test:%d:", time.Now().UnixNano()))
+	r := run("--store", "redis://:"+userEnc(wrong)+"@"+srv.addr()+"/0?prefix="+prefix, "--key-file", key)
+	if r.code != exitUsage || !strings.Contains(r.all, "WRONGPASS") {
+		t.Errorf("dedup %s: exit %d, want %d and WRONGPASS:\n%s", r.what, r.code, exitUsage, r.all)
+	}
+	check(r, wrongHead, wrongTail)
+	for _, spec := range []string{
+		"redis://:" + userEnc(pw) + "@" + srv.addr() + "/0?prefix=" + prefix,
+		"redis://default:" + userEnc(pw) + "@" + srv.addr() + "?prefix=" + prefix,
+		"redis+cluster://:" + userEnc(pw) + "@" + srv.addr() + "?prefix=" + prefix, // refused: not a cluster
+	} {
+		r := run("--store", spec, "--key-file", key, "--output", "OUT", "--summary", "SUM")
+		if want := strings.HasPrefix(spec, "redis://"); (r.code == exitOK) != want {
+			t.Errorf("dedup %s: exit %d, want success %v:\n%s", r.what, r.code, want, r.all)
+		}
+		if r.code == exitOK && !strings.Contains(r.all, ":***@") {
+			t.Errorf("dedup %s: the checkpoint does not name the store as shown:\n%s", r.what, r.all)
+		}
+		check(r, head, tail)
 	}
 }

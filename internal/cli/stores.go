@@ -23,7 +23,8 @@ type Stores struct {
 	// OpenPebble opens (or creates) the Pebble seen-set in dir.
 	OpenPebble func(dir string, params seen.Params, o StoreOptions) (seen.Set, error)
 	// OpenRedis opens the Redis seen-set url names, with key prefix
-	// prefix unless the URL sets one ("": the default).
+	// prefix unless the URL sets one ("": the default), and o.Password
+	// unless the URL has a password.
 	OpenRedis func(url, prefix string, params seen.Params, o StoreOptions) (seen.Set, error)
 	// Damaged reports whether an error from OpenDisk or OpenPebble says
 	// the store is damaged.
@@ -49,6 +50,13 @@ var linked Stores
 // where a checkpoint says one was.
 type StoreOptions struct {
 	Recover, MustExist bool
+	// Password authenticates to a Redis store (seen/redis
+	// Options.Password) whose URL has no password: a password in the URL
+	// wins over it; a URL that names only a user (redis://app@host) takes
+	// it for that user. dedup takes it from --redis-password-file or
+	// $URISCAN_REDIS_PASSWORD (redisPassword), not from its command line,
+	// which every user of the machine can read.
+	Password string
 }
 
 // openDiskStore opens (or creates) the seen-set in dir that --store

@@ -78,7 +78,8 @@ func damaged(err error) bool {
 	return errors.Is(err, keylog.ErrDamaged) || errors.Is(err, disk.ErrDamaged)
 }
 
-// openRedis opens the Redis seen-set spec names.
+// openRedis opens the Redis seen-set spec names, with so.Password
+// where spec has no password (a password in the URL wins).
 func openRedis(spec, prefix string, params seen.Params, so cli.StoreOptions) (seen.Set, error) {
-	return redisstore.OpenURL(spec, &redisstore.Options{Prefix: prefix, Params: params, Recover: so.Recover})
+	return redisstore.OpenURL(spec, &redisstore.Options{Prefix: prefix, Params: params, Recover: so.Recover, Password: so.Password})
 }
