@@ -4,7 +4,7 @@ PKGS      ?= ./...
 FUZZTIME  ?= 10m
 BENCHTIME ?= 1s
 COUNT     ?= 1
-# build: where the two binaries go
+# build: where the binary goes
 BIN       ?= bin
 
 
@@ -15,7 +15,7 @@ test-redis:
 	env_=$$(.ci/redis.sh) && eval "$$env_" && URISCAN_REDIS_REQUIRE=1 $(GO) test -count=1 -v ./seen/redis
 .PHONY: test-race
 .PHONY: test-avx512-mutants
-.PHONY: all build install check check-tidy test test-go test-nodata test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
+.PHONY: all build build-pebble install install-pebble check check-tidy test test-go test-nodata test-purego test-nosimd test-arm64 vet fmt check-fmt generate check-generate bench bench-kernels bench-smoke fuzz fuzz-smoke demo clean
 
 # What each leg expects dispatch to choose; TestExpectedPaths checks all
 # four (URISCAN_EXPECT_*) and the path tests below count the work each
@@ -38,15 +38,20 @@ KERNEL_TESTS := Kernel|LineScanner|Parse|Classify|Agree
 
 all: test
 
-## build: the two binaries into $(BIN): uriscan (every command, no persistent
-## store linked: it starts fast) and uriscan-stores (the same with the disk and
-## Redis stores and cpuid; uriscan runs it for dedup --store disk:/redis:// and cpu)
+## build: the one binary, uriscan, into $(BIN) (every command and store but
+## Pebble, which costs every run's start-up; build-pebble: with it)
 build:
-	$(GO) build -o $(BIN)/ ./cmd/uriscan ./cmd/uriscan-stores
+	$(GO) build -o $(BIN)/ ./cmd/uriscan
+build-pebble:
+	$(GO) build -tags pebble -o $(BIN)/ ./cmd/uriscan
 
-## install: both binaries into $(go env GOBIN) or $(go env GOPATH)/bin, side by side
+## install: uriscan into $(go env GOBIN) or $(go env GOPATH)/bin (what
+## go install github.com/uriscan/uriscan/cmd/uriscan@latest gives);
+## install-pebble: the same with the Pebble store (pebble:DIR)
 install:
-	$(GO) install ./cmd/uriscan ./cmd/uriscan-stores
+	$(GO) install ./cmd/uriscan
+install-pebble:
+	$(GO) install -tags pebble ./cmd/uriscan
 
 ## check: the quick check before a commit (about 2 minutes on 2 cores):
 ## formatting, vet, and the library's tests with the best kernel (-short)
@@ -82,6 +87,7 @@ test-go: build
 	$(NATIVE_EXPECT) $(GO) test -count=1 $(PKGS)
 	$(NATIVE_EXPECT) $(GO) test -count=1 $(PATH_TAGS) -run '$(PATH_TESTS)' $(PATH_PKGS)
 	$(GO) test -count=1 $(PATH_TAGS) -run 'FastPathNothingUnasked' ./internal/cli
+	$(GO) test -count=1 -tags pebble ./internal/cli ./cmd/uriscan
 
 # Dispatch honours GODEBUG: each knob takes the paths that need it away.
 # These legs run the kernel and path tests with the counters compiled in.
@@ -132,6 +138,7 @@ vet:
 	GOARCH=arm64 $(GO) vet $(PKGS)
 	GOARCH=amd64 $(GO) vet -tags purego $(PKGS)
 	GOARCH=arm64 $(GO) vet -tags noasm $(PKGS)
+	GOARCH=amd64 $(GO) vet -tags pebble ./internal/cli/... ./cmd/...
 
 fmt:
 	gofmt -w .

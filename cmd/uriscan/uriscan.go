@@ -14,6 +14,7 @@ import (
 	"os"
 
 	"github.com/uriscan/uriscan/internal/cli"
+	"github.com/uriscan/uriscan/internal/cli/full"
 )
 
-func main() { os.Exit(cli.Main(cli.Stores{})) }
+func main() { os.Exit(cli.Main(full.Stores)) }

@@ -17,9 +17,9 @@ import (
 // dropped at its end). newStore gives the flags of a new store of the
 // same kind: another directory, another prefix.
 func ckptStores(t *testing.T, dir string) (stores map[string][]string, newStore func(name string) []string) {
-	stores = map[string][]string{
-		"disk":   {"--store", "disk:" + filepath.Join(dir, "seen")},
-		"pebble": {"--store", "pebble:" + filepath.Join(dir, "pebble")},
+	stores = map[string][]string{"disk": {"--store", "disk:" + filepath.Join(dir, "seen")}}
+	if linked.Pebble {
+		stores["pebble"] = []string{"--store", "pebble:" + filepath.Join(dir, "pebble")}
 	}
 	n := 0
 	var redisStore func() []string

@@ -158,7 +158,7 @@ func TestManPage(t *testing.T) {
 			t.Errorf("man: %s missing", c.name)
 		}
 	}
-	if !strings.Contains(text, "uriscan-stores") || !strings.Contains(text, "EXIT STATUS") {
+	if !strings.Contains(text, "one binary with every store") || !strings.Contains(text, "EXIT STATUS") {
 		t.Errorf("man: the general help or the exit status is missing")
 	}
 }

@@ -18,9 +18,6 @@ func setupCPU(fs *flag.FlagSet) func(*env, []string) int {
 			e.errw.WriteString("uriscan: cpu takes no arguments\n")
 			return exitUsage
 		}
-		if linked.CPU == nil {
-			return e.handOff("cpu")
-		}
 		w := e.out
 		line := func(k, v string) {
 			w.WriteString(k)

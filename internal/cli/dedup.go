@@ -82,11 +82,6 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		if ckptName != "" && *output == "" && !persistent {
 			return e.usageError("dedup: --checkpoint to standard output needs a disk or Redis store: a memory set is gone after the process", e.cmd)
 		}
-		if !storeLinked(*store) {
-			// Before --key-file is read: it may be a pipe only one
-			// process can read.
-			return e.handOff("dedup --store " + shown)
-		}
 		// The keys are of the forms as shown, passwords redacted unless
 		// --show-passwords (normalize.Hasher's rule, which the store
 		// records: a store made the other way is refused, not mixed).
@@ -117,9 +112,6 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		if *repair && *extract {
 			return e.usageError("dedup: --repair and --extract do not go together (extract takes only valid URIs)", e.cmd)
-		}
-		if *scope != "" && linked.NewSplit == nil {
-			return e.handOff("dedup --scope")
 		}
 		tmpl, code, ok := get.compile(e, "dedup", fs, *scope != "")
 		if !ok {

@@ -38,10 +38,7 @@ func (g getFlags) compile(e *env, cmd string, fs *flag.FlagSet, domains bool) (*
 		}
 		return nil, 0, true
 	}
-	var newSplit func() getfmt.SplitFunc
-	if linked.NewSplit != nil {
-		newSplit = func() getfmt.SplitFunc { return linked.NewSplit(*g.private) }
-	}
+	newSplit := func() getfmt.SplitFunc { return linked.NewSplit(*g.private) }
 	f, err := getfmt.Compile(*g.spec, newSplit)
 	if err != nil {
 		var se *getfmt.SyntaxError
@@ -50,9 +47,6 @@ func (g getFlags) compile(e *env, cmd string, fs *flag.FlagSet, domains bool) (*
 			msg = "--get: " + se.Msg + " at offset " + strconv.Itoa(se.Offset) + " of " + strconv.Quote(se.Format)
 		}
 		return nil, e.usageError(cmd+": "+msg, e.cmd), false
-	}
-	if f.UsesDomains() && linked.NewSplit == nil {
-		return nil, e.handOff(cmd + " --get {etld}/{rdn}/{subdomain}"), false
 	}
 	return f, 0, true
 }
@@ -111,13 +105,8 @@ are uriscan's.
 `,
 }
 
-// splitter returns a new host splitter under --private-suffixes' rules,
-// or nil when this binary does not link the Public Suffix List (the caller
-// hands the run to uriscan-stores).
+// splitter returns a new host splitter under --private-suffixes' rules.
 func (g getFlags) splitter() hostSplit {
-	if linked.NewSplit == nil {
-		return nil
-	}
 	return linked.NewSplit(*g.private)
 }
 

@@ -73,6 +73,7 @@ func TestStoreInterop(t *testing.T) {
 		})
 	})
 	t.Run("pebble", func(t *testing.T) {
+		needPebble(t)
 		testStoreInterop(t, "pebble:", func(dir string, p seen.Params) (seen.Set, error) {
 			return disk.Open(dir, &disk.Options{Params: p})
 		})

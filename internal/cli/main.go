@@ -21,8 +21,8 @@ import (
 )
 
 // Main runs the command the process's arguments give, with the Stores
-// this binary links (none: a run that needs them is handed to
-// uriscan-stores), and returns its exit status.
+// this binary links (every field set: full.Stores), and returns its exit
+// status.
 func Main(s Stores) int {
 	linked = s
 	return mainCode()
@@ -159,8 +159,8 @@ invalid ones are reported on standard error and counted, never written.
 The seen-set lives in memory (default), on local disk (disk:DIR, survives
 restarts: a log of the keys, synced per batch, with an index in memory of
 10-21 bytes a key; pebble:DIR keeps a Pebble store instead, slower but for
-sets larger than memory; disk:DIR opens an earlier version's Pebble set as
-one) or in Redis / Valkey shared by many machines: redis://[USER:PASS@]
+sets larger than memory, in a uriscan built with it: go install -tags
+pebble; disk:DIR opens an earlier version's Pebble set as one) or in Redis / Valkey shared by many machines: redis://[USER:PASS@]
 HOST[:PORT][/DB] (rediss:// for TLS; query options as go-redis's ParseURL,
 plus prefix=P), several HOST:PORT separated by commas or redis+cluster:// for
 a Redis Cluster. A disk or Redis store needs --key-file, records the key's
@@ -630,12 +630,10 @@ jsonl writes JSON records, --max-errors N stops after the N-th. Exit status:
 0 when every line was valid, 1 when some line was invalid (0 with
 --allow-invalid), 2 for a usage or I/O error.
 
-uriscan links no persistent store, so that it starts about as fast as any
-Go program: dedup with a disk or Redis store, and cpu, run in
-uriscan-stores, the same command with Pebble, go-redis and cpuid linked
-in, which uriscan executes in its place with the same arguments (found by
-$URISCAN_STORES, beside uriscan, or on $PATH; make install puts both in
-place).
+uriscan is one binary with every store but Pebble, whose dependencies
+would slow every run's start-up: go install -tags pebble
+github.com/uriscan/uriscan/cmd/uriscan@latest (make install-pebble) builds
+it with the pebble:DIR store.
 
 Commands:
 `)

@@ -47,9 +47,6 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 				}
 			}
 			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
-			if *surtPS && linked.NewSplit == nil {
-				return e.handOff("normalize --surt-public-suffix")
-			}
 			return e.eachLine(files, *workers, func() lineFn {
 				var buf, red []byte
 				// The key is of the line as shown, its password redacted:

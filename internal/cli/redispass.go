@@ -16,10 +16,7 @@ import (
 // --redis-password-file FILE, or else from the environment variable
 // $URISCAN_REDIS_PASSWORD (/proc/PID/environ is readable by its owner
 // only), as redis-cli takes REDISCLI_AUTH. A password in the URL wins over
-// both, and the file over the variable. The lean uriscan hands a Redis
-// run to uriscan-stores with its arguments and environment as they are,
-// so uriscan-stores reads the file (which may be a pipe only one process
-// can read, as with --key-file) and the variable.
+// both, and the file over the variable.
 
 // envRedisPassword is the environment variable that holds the password
 // of a Redis store whose URL has none, when no --redis-password-file is

@@ -123,7 +123,7 @@ func octal(m os.FileMode) string {
 }
 
 // TestRedisPasswordStore: StoreOptions.Password reaches a Redis store
-// (through the Stores the tests link, as uriscan-stores does) whose URL
+// (through the Stores the tests link, as cmd/uriscan does) whose URL
 // has no password, and for the user a URL names alone; a password in the
 // URL wins over it. No error holds either password.
 func TestRedisPasswordStore(t *testing.T) {

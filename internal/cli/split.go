@@ -19,9 +19,6 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 		if !ok {
 			return code
 		}
-		if *domains && linked.NewSplit == nil {
-			return e.handOff("split --domains")
-		}
 		if tmpl != nil {
 			for _, f := range []string{"format", "header", "flags", "domains"} {
 				if isFlagSet(fs, f) {

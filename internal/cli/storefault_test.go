@@ -238,7 +238,10 @@ func TestDedupDiskFull(t *testing.T) {
 	// Room for about 60,000 of the 170,000 keys in the log (16 bytes
 	// each); for Pebble's first write-ahead log and a little more.
 	t.Run("keylog", func(t *testing.T) { testDedupDiskFull(t, "disk:", 1<<20) })
-	t.Run("pebble", func(t *testing.T) { testDedupDiskFull(t, "pebble:", 6<<20) })
+	t.Run("pebble", func(t *testing.T) {
+		needPebble(t)
+		testDedupDiskFull(t, "pebble:", 6<<20)
+	})
 }
 
 func testDedupDiskFull(t *testing.T, kind string, room int64) {

@@ -7,21 +7,22 @@ import (
 	"github.com/uriscan/uriscan/seen"
 )
 
-// Stores are the parts of the command that link heavy packages: the
-// persistent seen-sets (seen/keylog, seen/disk: Pebble, seen/redis:
-// go-redis) and the
-// CPU report of uriscan cpu (klauspost/cpuid, whose package init asks
-// the CPU, slow under a hypervisor). Go runs the init of every package a
-// binary links, so the lean cmd/uriscan, which must start as fast as a
-// hello world, links none of them and passes Main no Stores: a run that
-// needs them is handed to cmd/uriscan-stores (see handOff), which passes
-// Main those of internal/cli/full. A nil field is one not linked in.
+// Stores are the parts of the command that live in other packages: the
+// persistent seen-sets (seen/keylog; seen/disk, Pebble, in a build with
+// the pebble tag; seen/redis), the CPU report of uriscan cpu
+// (klauspost/cpuid) and the Public Suffix List (package domain). Package
+// internal/cli/full provides them (full.Stores); cmd/uriscan passes them
+// to Main, and the tests to SetStores. Main needs every field.
 type Stores struct {
 	// OpenDisk opens (or creates) the disk seen-set in dir: a key log,
 	// or the Pebble set an earlier run made there.
 	OpenDisk func(dir string, params seen.Params, o StoreOptions) (seen.Set, error)
-	// OpenPebble opens (or creates) the Pebble seen-set in dir.
+	// OpenPebble opens (or creates) the Pebble seen-set in dir; in a
+	// build without Pebble (Pebble false) it says how to get one.
 	OpenPebble func(dir string, params seen.Params, o StoreOptions) (seen.Set, error)
+	// Pebble says whether this build links the Pebble store (the pebble
+	// build tag).
+	Pebble bool
 	// OpenRedis opens the Redis seen-set url names, with key prefix
 	// prefix unless the URL sets one ("": the default), and o.Password
 	// unless the URL has a password.
@@ -36,8 +37,6 @@ type Stores struct {
 	// cache of its own) under the Public Suffix List's ICANN section, or
 	// with private the private one too: for --get's {etld} {rdn}
 	// {subdomain}, split --domains, dedup --scope, SURT's public suffix.
-	// The list links net/http (x/net/publicsuffix imports
-	// net/http/cookiejar): uriscan leaves it to uriscan-stores.
 	NewSplit func(private bool) func(host string) (subdomain, registrable, suffix string, ok bool)
 }
 
@@ -79,19 +78,4 @@ func isRedisURL(spec string) bool {
 		}
 	}
 	return false
-}
-
-// storeLinked reports whether this binary can open the store spec
-// names: the memory store, an invalid spec (openStore says why) or one
-// whose package is linked in.
-func storeLinked(spec string) bool {
-	switch {
-	case strings.HasPrefix(spec, "disk:") && spec != "disk:":
-		return linked.OpenDisk != nil
-	case strings.HasPrefix(spec, "pebble:") && spec != "pebble:":
-		return linked.OpenPebble != nil
-	case isRedisURL(spec):
-		return linked.OpenRedis != nil
-	}
-	return true
 }

@@ -5,8 +5,8 @@ import (
 	"github.com/uriscan/uriscan/internal/cli/full"
 )
 
-// The tests run the command with the stores linked in, as uriscan-stores
+// The tests run the command with the stores linked in, as cmd/uriscan
 // does: in process (cli, run) and in the children of the kill tests
-// (TestMain), which this init precedes. The lean binary's hand-off is
-// tested on built binaries (TestLeanBinary).
+// (TestMain), which this init precedes. The binary itself is tested in
+// cmd/uriscan (TestBinary).
 func init() { cli.SetStores(full.Stores) }

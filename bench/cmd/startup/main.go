@@ -15,7 +15,7 @@
 //
 //	make build && printf 'http://a/\n' > /tmp/one.txt
 //	cd bench && go run ./cmd/startup -hello -n 500 -rounds 3 \
-//	    '../bin/uriscan validate /tmp/one.txt' '../bin/uriscan-stores validate /tmp/one.txt'
+//	    '../bin/uriscan validate /tmp/one.txt'
 package main
 
 import (

@@ -1,9 +1,16 @@
-// Package full is what the lean uriscan binary leaves out of the command
-// (package cli): the persistent seen-sets, seen/keylog, seen/disk
-// (Pebble) and seen/redis (go-redis), the CPU report of uriscan cpu
-// (klauspost/cpuid), and the Public Suffix List (package domain; x/net's
-// list links net/http). cmd/uriscan-stores runs cli.Main(full.Stores); the
-// tests of package cli link it too.
+// Package full is what the command (package cli) takes from other
+// packages: the persistent seen-sets, seen/keylog and seen/redis
+// (go-redis), and seen/disk (Pebble) in a build with the pebble tag; the
+// CPU report of uriscan cpu (klauspost/cpuid); and the Public Suffix List
+// (package domain). cmd/uriscan runs cli.Main(full.Stores); the tests of
+// package cli link it too.
+//
+// Pebble is left out of the default build: its dependencies (Prometheus,
+// protobuf, procfs, Sentry) cost every run about 2.5 ms of package
+// initialisation before main, for a store that the key log (disk:DIR)
+// replaces. go install -tags pebble .../cmd/uriscan links it; without
+// it, pebble:DIR, and disk:DIR over a Pebble set an earlier version made,
+// say how to get it (see docs/dedup.md, "Pebble").
 package full
 
 import (
@@ -15,7 +22,6 @@ import (
 	"github.com/uriscan/uriscan/domain"
 	"github.com/uriscan/uriscan/internal/cli"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
 	"github.com/uriscan/uriscan/seen/keylog"
 	redisstore "github.com/uriscan/uriscan/seen/redis"
 )
@@ -24,6 +30,7 @@ import (
 var Stores = cli.Stores{
 	OpenDisk:   openDisk,
 	OpenPebble: openPebble,
+	Pebble:     Pebble,
 	OpenRedis:  openRedis,
 	Damaged:    damaged,
 	CPU:        cpuLines,
@@ -49,11 +56,6 @@ func openDisk(dir string, params seen.Params, so cli.StoreOptions) (seen.Set, er
 	return keylog.Open(dir, &keylog.Options{Params: params, Recover: so.Recover, MustExist: so.MustExist})
 }
 
-// openPebble opens (or creates) the Pebble seen-set in dir.
-func openPebble(dir string, params seen.Params, so cli.StoreOptions) (seen.Set, error) {
-	return disk.Open(dir, &disk.Options{Params: params, Recover: so.Recover, MustExist: so.MustExist})
-}
-
 // isPebbleSet reports whether dir holds a Pebble store or a seen/disk
 // set's files, and no key log.
 func isPebbleSet(dir string) bool {
@@ -75,7 +77,7 @@ func isPebbleSet(dir string) bool {
 
 // damaged reports whether err says a disk store is damaged.
 func damaged(err error) bool {
-	return errors.Is(err, keylog.ErrDamaged) || errors.Is(err, disk.ErrDamaged)
+	return errors.Is(err, keylog.ErrDamaged) || pebbleDamaged(err)
 }
 
 // openRedis opens the Redis seen-set spec names, with so.Password
