@@ -258,6 +258,35 @@ func (s *LineScanner) Scan() bool {
 	return s.next()
 }
 
+// ScanInvalid advances to the next record that is not a URI-reference
+// (Valid false: invalid, or over the line limit), stepping over the valid
+// ones before it, which Line still counts; it returns false at the end of
+// the input or on a read error (see Err). It is Scan for a caller that
+// does nothing with valid records (a validator that reports the invalid
+// ones, a count of them): the records the batch assembly took are
+// stepped over a batch at a time, not copied out one by one. After it,
+// Bytes, Line, Offset, ParseError and ParseErrorTo are those of the
+// invalid record.
+func (s *LineScanner) ScanInvalid() bool {
+	for {
+		if n := s.nrec - s.irec; n > 0 {
+			// The rest of the batch: all valid.
+			s.pos = int(s.recs[(s.nrec-1)%fastBatchLen].end) + 1
+			s.line += n
+			s.irec = s.nrec
+		}
+		if s.batch() {
+			continue
+		}
+		if !s.scan() {
+			return false
+		}
+		if !s.valid {
+			return true
+		}
+	}
+}
+
 // next is Scan past the records taken ahead: another batch, or scan.
 func (s *LineScanner) next() bool {
 	if !s.batch() {
