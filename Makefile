@@ -179,7 +179,7 @@ test-bench-module:
 ## unless FUZZ_TARGETS is exactly what go test -list finds. FuzzKernels covers
 ## every kernel this CPU has, FuzzAVX512Interpreted the interpreted AVX-512
 ## kernel on any amd64 CPU.
-FUZZ_TARGETS := .:FuzzAVX512Interpreted .:FuzzFastBatch .:FuzzKernels .:FuzzParseFast \
+FUZZ_TARGETS := .:FuzzAVX512Interpreted .:FuzzFastBatch .:FuzzKernels .:FuzzParseFast .:FuzzScanInvalid \
 	./fuzz:FuzzParseVsOracle ./fuzz:FuzzLineScanner ./fuzz:FuzzHighway \
 	./fuzz:FuzzNormalize ./fuzz:FuzzRepair ./fuzz:FuzzStream ./fuzz:FuzzLineLimit ./fuzz:FuzzExtract ./fuzz:FuzzResolve ./fuzz:FuzzWarnings ./normalize:FuzzHints \
 	./fuzz:FuzzParse2396 ./fuzz:FuzzResolve2396 ./fuzz:FuzzW3lib ./fuzz:FuzzSafeBrowsing ./fuzz:FuzzSURT \

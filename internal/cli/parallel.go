@@ -151,6 +151,36 @@ func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 	}, newFn)
 }
 
+// eachInvalidLine is eachLine for a command whose lineFn does nothing with
+// a valid line (validate without --warn, under RFC 3986's grammar): the
+// workers step over valid lines with LineScanner.ScanInvalid, a batch of
+// them at a time, and call the lineFn for the invalid ones only.
+func (e *env) eachInvalidLine(files []string, workers int, newFn lineFactory) int {
+	if streamOnly || e.sc.grammar != uriscan.RFC3986 {
+		return e.eachLine(files, workers, newFn)
+	}
+	maxLine := e.sc.ls.MaxLine()
+	return e.parallel(files, max(workers, 1), false, func(p *pipeline) func(c *chunk) {
+		fn := newFn()
+		var s recordScanner
+		s.ls.SetMaxLine(maxLine)
+		s.grammar = uriscan.RFC3986
+		return func(c *chunk) {
+			s.ls.ResetBytes(c.data)
+			s.ls.StartAt(c.off, c.line)
+			for s.ls.ScanInvalid() {
+				s.ls.ParseErrorTo(&s.errv)
+				s.perr = &s.errv
+				fn(&c.k, c.name, &s)
+				c.k.countInvalid()
+				p.handOver(c)
+			}
+			s.perr = nil
+			s.ls.ResetBytes(nil)
+		}
+	}, newFn)
+}
+
 // streamLines is eachLine on one goroutine: the streaming loop
 // (eachRecord), each line's output written as it is made.
 func (e *env) streamLines(files []string, newFn lineFactory) int {

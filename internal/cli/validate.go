@@ -10,8 +10,12 @@ func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
 	workers := addWorkersFlag(fs, "")
 	warn := fs.Bool("warn", false, "also print each valid line that raises an RFC 3986 §7 security warning: \"NAME:LINE: warning: WARNINGS: LINE\" (the warnings as split --flags names them); they do not change the exit status")
 	return func(e *env, files []string) int {
-		warns := *warn // the warnings are computed only when they are shown
-		return e.eachLine(files, *workers, func() lineFn {
+		warns := *warn            // the warnings are computed only when they are shown
+		each := e.eachInvalidLine // (nothing to do for a valid line)
+		if warns {
+			each = e.eachLine
+		}
+		return each(files, *workers, func() lineFn {
 			return func(k *sink, name string, s *recordScanner) {
 				perr := s.ParseError()
 				if perr == nil {
