@@ -49,7 +49,7 @@ import (
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/classify"
-	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/internal/ports"
 )
 
 // ErrSyntax is the cause (errors.Is) of every error Compile returns.
@@ -312,7 +312,8 @@ func (f *Format) Append(dst []byte, u *uriscan.URI) []byte {
 	return dst
 }
 
-// defaultPort is normalize.DefaultPort of scheme in lowercase.
+// defaultPort is the default port of scheme in lowercase (ports.Default,
+// the table normalize.DefaultPort gives).
 func defaultPort(scheme string) string {
 	var b [16]byte
 	if len(scheme) > len(b) {
@@ -325,7 +326,7 @@ func defaultPort(scheme string) string {
 		}
 		b[i] = c
 	}
-	p, _ := normalize.DefaultPort(string(b[:len(scheme)]))
+	p, _ := ports.Default(string(b[:len(scheme)]))
 	return p
 }
 

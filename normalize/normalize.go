@@ -52,6 +52,7 @@ import (
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/classify"
+	"github.com/uriscan/uriscan/internal/ports"
 )
 
 // Level selects which equivalences Append applies.
@@ -116,18 +117,6 @@ func ParseLevel(s string) (Level, bool) {
 	return 0, false
 }
 
-// defaultPorts is the one default-port table of the package: Scheme and
-// Crawler normalization drop a port equal to its scheme's entry, and SURT
-// drops the ports of the subset surtPortSchemes names. DefaultPort
-// documents it; add a scheme here and nowhere else.
-var defaultPorts = map[string]string{
-	"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21",
-	"gopher": "70", "telnet": "23", "ldap": "389", "ldaps": "636",
-	"nntp": "119", "rtsp": "554", "ssh": "22", "sftp": "22", "imap": "143",
-	"pop": "110", "sip": "5060", "sips": "5061", "xmpp": "5222",
-	"tftp": "69",
-}
-
 // DefaultPort returns the default port of a (lowercase) scheme that Scheme
 // normalization removes, and whether the scheme has one in its table:
 // http 80, https 443, ws 80, wss 443, ftp 21, gopher 70, telnet 23,
@@ -144,10 +133,9 @@ var defaultPorts = map[string]string{
 // it; AppendSURT drops only the http and https entries (surtPortSchemes:
 // the surt library's getDefaultPort knows no other); AppendSafeBrowsing
 // and AppendW3lib drop no port, as their owners do not.
-func DefaultPort(scheme string) (string, bool) {
-	p, ok := defaultPorts[scheme]
-	return p, ok
-}
+//
+// The table itself is internal/ports, which format shares.
+func DefaultPort(scheme string) (string, bool) { return ports.Default(scheme) }
 
 // slashWhenEmpty lists the schemes whose empty path with an authority
 // means "/" (§6.2.3).
@@ -267,7 +255,7 @@ func (n *Normalizer) appendChanged(dst []byte, u *uriscan.URI, level Level, hint
 			port := u.Port()
 			drop := false
 			if level >= Scheme {
-				def, ok := defaultPorts[string(scheme)] // no allocation: map index
+				def, ok := ports.Default(string(scheme)) // no allocation: map index
 				drop = port == "" || ok && port == def
 			}
 			if !drop {
@@ -441,7 +429,7 @@ func (n *Normalizer) unchanged(u *uriscan.URI, level Level, hints uint) bool {
 	}
 	if u.Has(uriscan.Port) {
 		port := u.Port()
-		if port == "" || port == defaultPorts[u.Scheme()] {
+		if def, _ := ports.Default(u.Scheme()); port == "" || port == def {
 			return false
 		}
 	}

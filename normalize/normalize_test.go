@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/internal/ports"
 )
 
 func TestRFCExamples(t *testing.T) {
@@ -378,7 +379,9 @@ func TestDefaultPortTable(t *testing.T) {
 	if p, ok := DefaultPort("tftp"); !ok || p != "69" {
 		t.Errorf("DefaultPort(tftp) = %q, %v", p, ok)
 	}
-	for scheme, port := range defaultPorts {
+	schemes := 0
+	ports.Each(func(scheme, port string) {
+		schemes++
 		want := 0
 		if scheme == "http" || scheme == "https" {
 			want = tablePort(scheme)
@@ -398,7 +401,11 @@ func TestDefaultPortTable(t *testing.T) {
 		if h.Sum(&u); string(h.Canonical()) != scheme+"://h/x" {
 			t.Errorf("Hasher %q: canonical %q", u.String(), h.Canonical())
 		}
+	})
+	if schemes != 19 {
+		t.Errorf("the table has %d schemes, DefaultPort's doc names 19", schemes)
 	}
+
 	if got := surtDefaultPort([]byte("HTTPS")); got != 443 {
 		t.Errorf("surtDefaultPort(HTTPS) = %d", got)
 	}

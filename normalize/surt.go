@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/uriscan/uriscan/internal/ports"
 	"golang.org/x/net/idna"
 )
 
@@ -588,9 +589,11 @@ var surtPortSchemes = [...]struct {
 	port int
 }{{"http", tablePort("http")}, {"https", tablePort("https")}}
 
-// tablePort is defaultPorts[scheme] as a number.
+// tablePort is the table's default port of scheme (ports.Default) as a
+// number.
 func tablePort(scheme string) int {
-	p, err := strconv.Atoi(defaultPorts[scheme])
+	d, _ := ports.Default(scheme)
+	p, err := strconv.Atoi(d)
 	if err != nil {
 		panic("normalize: no default port for " + scheme)
 	}

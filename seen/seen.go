@@ -43,8 +43,8 @@
 // Persistent and shared sets only agree across runs and machines when every
 // writer hashes with the same fixed HighwayHash key (and normalizes URIs
 // the same way). Such a set records how its keys were made (Params,
-// given as DiskOptions.Params or RedisOptions.Params) and then refuses a
-// run that would make them differently.
+// given as the Options.Params of seen/keylog, seen/disk or seen/redis) and
+// then refuses a run that would make them differently.
 //
 // # Two steps
 //

@@ -45,7 +45,7 @@ var linked Stores
 
 // StoreOptions are how dedup opens its store: Recover (--rebuild) takes
 // a persistent one that lost keys as it is (disk.Options.Recover,
-// RedisOptions.Recover); MustExist refuses to make a disk store anew
+// redis.Options.Recover); MustExist refuses to make a disk store anew
 // where a checkpoint says one was.
 type StoreOptions struct {
 	Recover, MustExist bool
