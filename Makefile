@@ -183,7 +183,7 @@ FUZZ_TARGETS := .:FuzzAVX512Interpreted .:FuzzFastBatch .:FuzzKernels .:FuzzPars
 	./fuzz:FuzzParseVsOracle ./fuzz:FuzzLineScanner ./fuzz:FuzzHighway \
 	./fuzz:FuzzNormalize ./fuzz:FuzzRepair ./fuzz:FuzzStream ./fuzz:FuzzLineLimit ./fuzz:FuzzExtract ./fuzz:FuzzResolve ./fuzz:FuzzWarnings ./normalize:FuzzHints \
 	./fuzz:FuzzParse2396 ./fuzz:FuzzResolve2396 ./fuzz:FuzzW3lib ./fuzz:FuzzSafeBrowsing ./fuzz:FuzzSURT \
-	./logformat:FuzzParseCombined ./logformat:FuzzCombinedRoundTrip ./logformat:FuzzJSONField ./format:FuzzFormat
+	./logformat:FuzzParseCombined ./logformat:FuzzCombinedRoundTrip ./logformat:FuzzJSONField ./format:FuzzFormat ./internal/cli:FuzzAppendQuote
 fuzz:
 	GO=$(GO) .ci/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
 

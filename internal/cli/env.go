@@ -289,7 +289,7 @@ const echoMax = 200
 func appendEcho(b, line []byte, n int64, redact bool) []byte {
 	// Redacted before it is cut, so that a password longer than the echo,
 	// or in a line over the limit, shows none of itself.
-	b = strconv.AppendQuote(b, view(shownHead(line, echoMax, int64(len(line)) < n, redact)))
+	b = appendQuote(b, view(shownHead(line, echoMax, int64(len(line)) < n, redact)))
 	if n <= echoMax && int64(len(line)) == n {
 		return b
 	}
