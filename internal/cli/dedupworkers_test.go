@@ -30,11 +30,10 @@ type dedupRun struct {
 // runDedup runs dedup with args over files, with --workers w ("2 read":
 // plain files read, not mapped; "2 mapped": mapped whatever the CPUs); an
 // argument OUT or SUMMARY names a file of the run's own, read back.
-func runDedup(t *testing.T, w string, stdin io.Reader, args []string, files ...string) dedupRun {
+func runDedup(t *testing.T, tn tuning, w string, stdin io.Reader, args []string, files ...string) dedupRun {
 	t.Helper()
 	w, how, _ := strings.Cut(w, " ")
-	mapInputs = map[string]int{"": mapAuto, "read": mapNever, "mapped": mapAlways}[how]
-	defer func() { mapInputs = mapAuto }()
+	tn.mapInputs = map[string]int{"": mapAuto, "read": mapNever, "mapped": mapAlways}[how]
 	dir := t.TempDir()
 	out, summ := filepath.Join(dir, "out.txt"), filepath.Join(dir, "summary.json")
 	a := []string{"dedup", "--workers", w}
@@ -46,7 +45,7 @@ func runDedup(t *testing.T, w string, stdin io.Reader, args []string, files ...s
 		stdin = strings.NewReader("")
 	}
 	var r dedupRun
-	r.code, r.out, r.errs = cliReader(t, stdin, append(a, files...)...)
+	r.code, r.out, r.errs = cliReaderT(t, tn, stdin, append(a, files...)...)
 	r.errs = strings.ReplaceAll(r.errs, out, "OUT")
 	if b, err := os.ReadFile(out); err == nil {
 		r.file = string(b)
@@ -104,18 +103,18 @@ func TestDedupWorkersSameOutput(t *testing.T) {
 	stdin := parallelInput(rng, 700, false)
 	for _, size := range []int{64, 1000, 256 << 10} {
 		for _, piece := range []int{1, 1 << 20} {
-			setChunks(t, size, piece)
+			tn := chunks(size, piece)
 			for _, args := range dedupFlagSets {
-				want := runDedup(t, "1", nil, args, files...)
+				want := runDedup(t, tn, "1", nil, args, files...)
 				if want.out == "" && want.file == "" {
 					t.Fatalf("%v: no output", args)
 				}
-				wantStdin := runDedup(t, "1", bytes.NewReader(stdin), args, "-", a)
+				wantStdin := runDedup(t, tn, "1", bytes.NewReader(stdin), args, "-", a)
 				for _, w := range []string{"2", "4", "2 read", "2 mapped"} {
-					if d := runDedup(t, w, nil, args, files...).diff(want); d != "" {
+					if d := runDedup(t, tn, w, nil, args, files...).diff(want); d != "" {
 						t.Errorf("chunks of %d bytes, pieces of %d, %v: --workers %s differs from one worker: %s", size, piece, args, w, d)
 					}
-					if d := runDedup(t, w, bytes.NewReader(stdin), args, "-", a).diff(wantStdin); d != "" {
+					if d := runDedup(t, tn, w, bytes.NewReader(stdin), args, "-", a).diff(wantStdin); d != "" {
 						t.Errorf("chunks of %d bytes, pieces of %d, %v, standard input: --workers %s differs from one worker: %s", size, piece, args, w, d)
 					}
 				}
@@ -141,12 +140,12 @@ func TestDedupWorkersSharedLists(t *testing.T) {
 		{"--level", "crawler", "--output", "OUT", "--batch", "8192"},
 		{"--max-errors", "400", "--output", "OUT"},
 	} {
-		want := runDedup(t, "1", nil, args, files...)
+		want := runDedup(t, defaultTuning(), "1", nil, args, files...)
 		if n := len(lines(want.out + want.file)); n < 1000 {
 			t.Fatalf("%v: %d lines written", args, n)
 		}
 		for _, w := range []string{"2", "4", "2 read"} {
-			if d := runDedup(t, w, nil, args, files...).diff(want); d != "" {
+			if d := runDedup(t, defaultTuning(), w, nil, args, files...).diff(want); d != "" {
 				t.Errorf("%v: --workers %s differs from one worker: %s", args, w, d)
 			}
 		}
@@ -160,15 +159,15 @@ func TestDedupWorkersSharedLists(t *testing.T) {
 // fails (no chunk, or a worker left waiting), and would not have counted
 // chunks of both workers.
 func TestDedupWorkersRunAtOnce(t *testing.T) {
-	setChunks(t, 256, 1<<20)
+	tn := chunks(256, 1<<20)
 	in := parallelInput(rand.New(rand.NewPCG(5, 6)), 2000, false)
-	want := runDedup(t, "1", bytes.NewReader(in), nil)
+	want := runDedup(t, tn, "1", bytes.NewReader(in), nil)
 	for _, w := range []int{2, 4} {
 		chunks := make([]atomic.Int64, w)
 		var arrived sync.WaitGroup
 		arrived.Add(2)
 		var timedOut atomic.Bool
-		chunkHook = func(worker int) {
+		tn.chunkHook = func(worker int) {
 			if chunks[worker].Add(1) == 1 && worker < 2 {
 				arrived.Done()
 				done := make(chan struct{})
@@ -180,8 +179,8 @@ func TestDedupWorkersRunAtOnce(t *testing.T) {
 				}
 			}
 		}
-		got := runDedup(t, strconv.Itoa(w), bytes.NewReader(in), nil)
-		chunkHook = nil
+		got := runDedup(t, tn, strconv.Itoa(w), bytes.NewReader(in), nil)
+		tn.chunkHook = nil
 		if d := got.diff(want); d != "" {
 			t.Errorf("--workers %d: %s", w, d)
 		}
@@ -205,13 +204,13 @@ func TestDedupWorkersRunAtOnce(t *testing.T) {
 // worker's.
 func TestDedupWorkersDecide(t *testing.T) {
 	in := parallelInput(rand.New(rand.NewPCG(7, 8)), 3000, false)
-	want := runDedup(t, "1", bytes.NewReader(in), nil)
+	want := runDedup(t, defaultTuning(), "1", bytes.NewReader(in), nil)
 	for _, tc := range []struct {
 		name  string
 		piece int
 	}{{"chunks", 1 << 20}, {"pieces", 64}, {"some", 2048}} {
 		t.Run(tc.name, func(t *testing.T) {
-			setChunks(t, 4096, tc.piece)
+			tn := chunks(4096, tc.piece)
 			runs := []string{"2", "3 mapped", "2 read"}
 			if tc.piece == 2048 {
 				// The writer and the workers hand the turn to each other
@@ -223,7 +222,7 @@ func TestDedupWorkersDecide(t *testing.T) {
 			}
 			for _, w := range runs {
 				workers0, writer0 := decidedByWorkers.Load(), decidedByWriter.Load()
-				got := runDedup(t, w, bytes.NewReader(in), nil)
+				got := runDedup(t, tn, w, bytes.NewReader(in), nil)
 				if d := got.diff(want); d != "" {
 					t.Errorf("--workers %s: %s", w, d)
 				}
@@ -249,7 +248,7 @@ func TestDedupWorkersDecide(t *testing.T) {
 // replayed, was reported by the first run), with the summary of the whole
 // run; across a byte-order mark, gzip and several inputs.
 func TestDedupWorkersResume(t *testing.T) {
-	setChunks(t, 300, 1<<20)
+	tn := chunks(300, 1<<20)
 	rng := rand.New(rand.NewPCG(7, 8))
 	dir := t.TempDir()
 	bom := filepath.Join(dir, "bom.txt")
@@ -259,17 +258,17 @@ func TestDedupWorkersResume(t *testing.T) {
 	os.WriteFile(a, parallelInput(rng, 900, false), 0o644)
 	files := []string{bom, gz, a}
 	for _, extra := range [][]string{nil, {"--repair"}} {
-		_, want, _ := cli(t, "", append(append([]string{"dedup", "--workers", "1"}, extra...), files...)...)
+		_, want, _ := cliT(t, tn, "", append(append([]string{"dedup", "--workers", "1"}, extra...), files...)...)
 		for _, stop := range []string{"3", "60", "200"} {
 			var wantErrs string
 			for _, ws := range [][2]string{{"1", "1"}, {"2", "1"}, {"1", "2"}, {"2", "4"}, {"4", "2"}} {
 				out := filepath.Join(t.TempDir(), "out.txt")
 				args := append([]string{"dedup", "--output", out, "--batch", "16"}, extra...)
-				code, _, errs := cli(t, "", append(append(args, "--workers", ws[0], "--max-errors", stop), files...)...)
+				code, _, errs := cliT(t, tn, "", append(append(args, "--workers", ws[0], "--max-errors", stop), files...)...)
 				if code != 1 || !strings.Contains(errs, "stopped after "+stop+" invalid lines") {
 					t.Fatalf("%v: first run, --workers %s: exit %d\n%s", extra, ws[0], code, errs)
 				}
-				code, _, errs = cli(t, "", append(append(args, "--workers", ws[1]), files...)...)
+				code, _, errs = cliT(t, tn, "", append(append(args, "--workers", ws[1]), files...)...)
 				errs = strings.ReplaceAll(errs, out, "OUT")
 				if got := readFile(t, out); code != 1 || got != want {
 					t.Errorf("%v, stopped after %s: --workers %s then %s: exit %d, output %s", extra, stop, ws[0], ws[1], code, firstDifference(lines(got), lines(want)))
@@ -400,15 +399,15 @@ func TestDedupGrowSet(t *testing.T) {
 	}
 	c := filepath.Join(dir, "c")
 	os.WriteFile(c, in.Bytes(), 0o644)
-	setChunks(t, 4096, 1<<20)
+	tn := chunks(4096, 1<<20)
 	var want dedupRun
 	for _, w := range []string{"1", "2", "1 stdin"} {
 		before := setsGrown.Load()
 		var got dedupRun
 		if w == "1 stdin" {
-			got = runDedup(t, "1", bytes.NewReader(in.Bytes()), nil, "-")
+			got = runDedup(t, tn, "1", bytes.NewReader(in.Bytes()), nil, "-")
 		} else {
-			got = runDedup(t, w, nil, nil, c)
+			got = runDedup(t, tn, w, nil, nil, c)
 		}
 		grown := setsGrown.Load() - before
 		switch {
@@ -526,7 +525,7 @@ func TestDedupWorkersSignal(t *testing.T) {
 // the table beside a worker under -race, with 200,000 lines and --batch
 // 16; this smaller run does not meet that timing every time.)
 func TestDedupWorkersResumeGrowing(t *testing.T) {
-	setChunks(t, 4096, 1<<20) // the set migrates over several chunks
+	tn := chunks(4096, 1<<20) // the set migrates over several chunks
 	var in bytes.Buffer
 	for i := range 20000 {
 		fmt.Fprintf(&in, "http://h%d.example/a/%d\n", i%89, i)
@@ -538,14 +537,14 @@ func TestDedupWorkersResumeGrowing(t *testing.T) {
 	dir := t.TempDir()
 	input := filepath.Join(dir, "in.txt")
 	os.WriteFile(input, in.Bytes(), 0o644)
-	_, want, _ := cli(t, "", "dedup", "--workers", "1", input)
+	_, want, _ := cliT(t, tn, "", "dedup", "--workers", "1", input)
 	for round := range 3 {
 		out := filepath.Join(t.TempDir(), "out.txt")
 		args := []string{"dedup", "--output", out, "--batch", "256", "--workers", "2"}
-		if code, _, errs := cli(t, "", append(args, "--max-errors", "1", input)...); code != 1 {
+		if code, _, errs := cliT(t, tn, "", append(args, "--max-errors", "1", input)...); code != 1 {
 			t.Fatalf("round %d: first run: exit %d\n%s", round, code, errs)
 		}
-		if code, _, errs := cli(t, "", append(args, input)...); code != 1 || readFile(t, out) != want {
+		if code, _, errs := cliT(t, tn, "", append(args, input)...); code != 1 || readFile(t, out) != want {
 			t.Fatalf("round %d: resumed: exit %d, output %s\n%s", round, code, firstDifference(lines(readFile(t, out)), lines(want)), errs)
 		}
 	}

@@ -21,6 +21,9 @@ const stdinName = "<stdin>"
 // env is what a command runs with: buffered output, the input loop, and
 // the exit status so far.
 type env struct {
+	// tune is how runs cut and read their input (defaultTuning; the
+	// tests give their own).
+	tune  tuning
 	stdin io.Reader
 	// stdinName names standard input in messages ("<uri>" for --uri).
 	stdinName string
@@ -106,6 +109,7 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 		rawErr:    se,
 		errw:      bufio.NewWriterSize(se, writeBufSize),
 		stderr:    se,
+		tune:      defaultTuning(),
 	}
 	// Flush before blocking on input, so that "tail -f log | uriscan
 	// validate" reports as it goes; on files this is once per read buffer.

@@ -328,16 +328,16 @@ func TestExtractLongRun(t *testing.T) {
 	file := writeFile(t, "long.txt", in)
 	want := []string{"http://a/", run[:echoMax], "http://b/", "http://c/"}
 	for _, size := range []int{4096, 256 << 10} {
-		setChunks(t, size, 1<<20)
+		tn := chunks(size, 1<<20)
 		for _, w := range []string{"1", "2"} {
 			for _, how := range []string{"file", "mapped", "stdin"} {
 				args := []string{"extract", "--format", "jsonl", "--rejects", "--workers", w}
 				if how != "stdin" {
 					args = append(args, file)
 				}
-				mapInputs = map[string]int{"stdin": mapAuto, "file": mapNever, "mapped": mapAlways}[how]
-				code, out, errs := cli(t, in, args...)
-				mapInputs = mapAuto
+				tn.mapInputs = map[string]int{"stdin": mapAuto, "file": mapNever, "mapped": mapAlways}[how]
+				code, out, errs := cliT(t, tn, in, args...)
+				tn.mapInputs = mapAuto
 				got := lines(out)
 				if code != 0 || errs != "" || len(got) != len(want) {
 					t.Fatalf("chunks of %d, --workers %s, %s: exit %d, stderr %q, %d records", size, w, how, code, errs, len(got))

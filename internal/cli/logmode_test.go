@@ -175,9 +175,9 @@ func TestExtractLogWorkers(t *testing.T) {
 		t.Fatalf("only %d matches", n)
 	}
 	for _, size := range []int{300, 64 << 10} {
-		setChunks(t, size, 1<<20)
+		tn := chunks(size, 1<<20)
 		for _, w := range []string{"1", "2", "3"} {
-			_, out, errs := cli(t, "", append(args, "--workers", w)...)
+			_, out, errs := cliT(t, tn, "", append(args, "--workers", w)...)
 			if out != want || errs != wantErr {
 				t.Errorf("chunks of %d, --workers %s: %s", size, w, firstDiff(out, want, errs, wantErr))
 			}
@@ -235,12 +235,12 @@ func TestExtractLogLongLines(t *testing.T) {
 		var want [3]any
 		first := true
 		for _, size := range []int{64, 1000, 128 << 10} {
-			setChunks(t, size, 1<<20)
+			tn := chunks(size, 1<<20)
 			for _, w := range []string{"1", "2"} {
 				for _, m := range []int{mapAlways, mapNever} {
-					mapInputs = m
-					code, out, e := cli(t, "", "extract", "--log", "combined", "--max-line", "500", "--errors", errs, "--workers", w, f)
-					mapInputs = mapAuto
+					tn.mapInputs = m
+					code, out, e := cliT(t, tn, "", "extract", "--log", "combined", "--max-line", "500", "--errors", errs, "--workers", w, f)
+					tn.mapInputs = mapAuto
 					got := [3]any{code, out, e}
 					if first {
 						want, first = got, false

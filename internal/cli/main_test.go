@@ -29,13 +29,27 @@ import (
 // cli runs the command in-process.
 func cli(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	return cliReader(t, strings.NewReader(stdin), args...)
+	return cliReaderT(t, defaultTuning(), strings.NewReader(stdin), args...)
 }
 
 func cliReader(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return cliReaderT(t, defaultTuning(), stdin, args...)
+}
+
+// cliT runs the command in-process with the tuning tn (chunk sizes, how
+// inputs are read, the tests' hooks).
+func cliT(t *testing.T, tn tuning, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return cliReaderT(t, tn, strings.NewReader(stdin), args...)
+}
+
+func cliReaderT(t *testing.T, tn tuning, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, stdin, &out, &errb)
+	e := newEnv(stdin, &out, &errb)
+	e.tune = tn
+	code = e.run(args)
 	return code, out.String(), errb.String()
 }
 

@@ -34,11 +34,35 @@ import (
 // chunkSize bytes plus at most one line of --max-line bytes; a longer line
 // is read past by a streaming LineScanner (as with one worker), never held.
 
-// chunkSize is how many bytes of input a chunk holds (whole lines); a
-// variable so that tests can cut inputs into many small chunks.
-var chunkSize = 128 << 10
+// tuning is how a run cuts and reads its input: its sizes, and the hooks
+// the tests set. Each env has its own (env.tune, defaultTuning unless a
+// test gives another), so no run changes another's.
+type tuning struct {
+	// chunkSize is how many bytes of input a chunk holds (whole lines);
+	// the tests cut inputs into many small chunks.
+	chunkSize int
+	// pieceSize: see defaultPieceSize.
+	pieceSize int
+	// mapInputs says when plain files are mapped: mapAuto when the
+	// workers use every CPU (with one to spare, reading them is faster),
+	// or always, or never (the tests compare all ways).
+	mapInputs int
+	// streamOnly makes the line commands run eachRecord, the streaming
+	// loop, as the tests' reference.
+	streamOnly bool
+	// afterMap, if set, is called once a file is mapped (a test shrinks
+	// it); chunkHook, if set, is called by worker w (0, 1, ...) before
+	// each chunk it handles (a test proves the workers run at once).
+	afterMap  func(*os.File)
+	chunkHook func(w int)
+}
 
-// pieceSize is how much output a worker holds for one chunk before it
+// defaultTuning is every run's tuning but the tests'.
+func defaultTuning() tuning {
+	return tuning{chunkSize: 128 << 10, pieceSize: defaultPieceSize, mapInputs: mapAuto}
+}
+
+// defaultPieceSize is how much output a worker holds for one chunk before it
 // hands it to the writer (waiting, if the writer has not come to the chunk
 // yet): the output of a chunk can be 150 times its input (a megabyte of
 // blank lines makes 150 MB of split's JSON), and memory stays bounded.
@@ -46,7 +70,7 @@ var chunkSize = 128 << 10
 // bounded too (see handOver): the output of one line can be 6 times a
 // line of --max-line bytes (split's JSON of control bytes), and a chunk in
 // flight holding a line's output each would make 50 MB of 1 MiB lines.
-var pieceSize = 512 << 10
+const defaultPieceSize = 512 << 10
 
 // heldMax is how many bytes of output handed over and not yet written
 // (pipeline.held) a worker goes on past: over it, a worker that hands a
@@ -126,7 +150,7 @@ func addWorkersFlag(fs *flag.FlagSet, more string) *int {
 // eachLine runs the line command that newFn makes over files with the
 // given number of workers, and returns the exit status.
 func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
-	if streamOnly {
+	if e.tune.streamOnly {
 		return e.streamLines(files, newFn)
 	}
 	maxLine, grammar := e.sc.ls.MaxLine(), e.sc.grammar
@@ -156,7 +180,7 @@ func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 // workers step over valid lines with LineScanner.ScanInvalid, a batch of
 // them at a time, and call the lineFn for the invalid ones only.
 func (e *env) eachInvalidLine(files []string, workers int, newFn lineFactory) int {
-	if streamOnly || e.sc.grammar != uriscan.RFC3986 {
+	if e.tune.streamOnly || e.sc.grammar != uriscan.RFC3986 {
 		return e.eachLine(files, workers, newFn)
 	}
 	maxLine := e.sc.ls.MaxLine()
@@ -306,9 +330,7 @@ type lineBase struct {
 type pipeline struct {
 	e       *env
 	workers int
-	// chunkSize, pieceSize, mapInputs and afterMap, as the run began (a
-	// goroutine left in a read after a quit must not read the package's
-	// variables, which a test changes for its next run).
+	// chunkSize, pieceSize, mapInputs and afterMap: the env's tuning.
 	chunkSize, pieceSize int
 	mapInputs            int
 	afterMap             func(*os.File)
@@ -371,7 +393,7 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 	n := inflight(workers)
 	p := &pipeline{
 		e: e, workers: workers, extract: extract, maxLine: e.sc.ls.MaxLine(), newFn: newFn,
-		chunkSize: chunkSize, pieceSize: pieceSize, mapInputs: mapInputs, afterMap: afterMap,
+		chunkSize: e.tune.chunkSize, pieceSize: e.tune.pieceSize, mapInputs: e.tune.mapInputs, afterMap: e.tune.afterMap,
 		free:   make(chan *chunk, n),
 		work:   make(chan *chunk, n),
 		order:  make(chan *chunk, n),
@@ -399,8 +421,8 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 					if !ok {
 						return
 					}
-					if chunkHook != nil {
-						chunkHook(w)
+					if hook := e.tune.chunkHook; hook != nil {
+						hook(w)
 					}
 					p.guard(c, handle)
 					p.decideChunk(c) // (closes c.done)
@@ -1203,13 +1225,7 @@ func (p *pipeline) mapInput(in *input) ([]byte, error) {
 	return m[from:], nil
 }
 
-// mapInputs says when plain files are mapped: mapAuto when the workers
-// use every CPU (with one to spare, reading them is faster), or always,
-// or never (the tests compare all ways). streamOnly makes the line
-// commands run eachRecord, the streaming loop, as the tests' reference;
-// afterMap, if set, is called once a file is mapped (a test shrinks it);
-// chunkHook, if set, is called by worker w (0, 1, ...) before each chunk
-// it handles (a test proves the workers run at once).
+// When plain files are mapped (tuning.mapInputs).
 const (
 	mapAuto = iota
 	mapAlways
@@ -1222,10 +1238,6 @@ var (
 	// sinks decided (env.decide) off the writer and by it.
 	mappedInputs                      atomic.Int64
 	decidedByWorkers, decidedByWriter atomic.Int64
-	streamOnly                        bool
-	mapInputs                         = mapAuto
-	afterMap                          func(*os.File)
-	chunkHook                         func(w int)
 )
 
 // window is the length of a chunk's buffer: for extract exactly

@@ -60,13 +60,12 @@ func parallelFiles(t *testing.T, rng *rand.Rand) []string {
 	return []string{a, bom, filepath.Join(dir, "missing"), gz, empty}
 }
 
-// setChunks sets the pipeline's chunk size and output piece size for one
-// test.
-func setChunks(t *testing.T, size, piece int) {
-	t.Helper()
-	oldSize, oldPiece := chunkSize, pieceSize
-	chunkSize, pieceSize = size, piece
-	t.Cleanup(func() { chunkSize, pieceSize = oldSize, oldPiece })
+// chunks is the default tuning with the given chunk and output piece
+// sizes, for one test's runs.
+func chunks(size, piece int) tuning {
+	tn := defaultTuning()
+	tn.chunkSize, tn.pieceSize = size, piece
+	return tn
 }
 
 // TestWorkersSameOutput: every line command gives the same standard
@@ -93,21 +92,21 @@ func TestWorkersSameOutput(t *testing.T) {
 	}
 	for _, size := range []int{64, 1000, 256 << 10} {
 		for _, piece := range []int{1, 1 << 20} {
-			setChunks(t, size, piece)
+			tn := chunks(size, piece)
 			for _, args := range cmds {
 				args = append(args, files...)
-				streamOnly = args[0] != "extract"
-				code1, out1, err1 := cli(t, "", args...)
-				streamOnly = false
+				tn.streamOnly = args[0] != "extract"
+				code1, out1, err1 := cliT(t, tn, "", args...)
+				tn.streamOnly = false
 				if len(out1) == 0 {
 					t.Fatalf("%v: no output", args)
 				}
 				for _, w := range []string{"1", "2", "3", "2 read"} {
 					w, read := strings.CutSuffix(w, " read")
-					mapInputs = map[bool]int{false: mapAlways, true: mapNever}[read]
+					tn.mapInputs = map[bool]int{false: mapAlways, true: mapNever}[read]
 					mapped := mappedInputs.Load()
-					code, out, errs := cli(t, "", append(args, "--workers", w)...)
-					mapInputs = mapAuto
+					code, out, errs := cliT(t, tn, "", append(args, "--workers", w)...)
+					tn.mapInputs = mapAuto
 					// a.txt and bom.txt are mapped unless told not to;
 					// gzip, the missing and the empty file are read.
 					if n := mappedInputs.Load() - mapped; n != map[bool]int64{false: 2, true: 0}[read] {
@@ -137,16 +136,16 @@ func firstDiff(out, out1, errs, err1 string) string {
 // is reported as with one worker (the cut last line is not taken), with
 // every line before it handled.
 func TestWorkersReadError(t *testing.T) {
-	setChunks(t, 64, 100)
+	tn := chunks(64, 100)
 	in := parallelInput(rand.New(rand.NewPCG(3, 4)), 400, false)
 	for _, at := range []int{0, 1, 100, bytes.IndexByte(in[200:], '\n') + 201, len(in) / 2, len(in) - 1} {
 		for _, cmd := range [][]string{{"split"}, {"validate", "--max-line", "50"}, {"extract", "--format", "tsv"}} {
 			var want [3]any
 			for _, w := range []string{"stream", "1", "2"} {
 				r := io.MultiReader(bytes.NewReader(in[:at]), errReader{errors.New("disk on fire")})
-				streamOnly = w == "stream" && cmd[0] != "extract"
-				code, out, errs := cliReader(t, r, append(cmd, "--workers", strings.Replace(w, "stream", "1", 1))...)
-				streamOnly = false
+				tn.streamOnly = w == "stream" && cmd[0] != "extract"
+				code, out, errs := cliReaderT(t, tn, r, append(cmd, "--workers", strings.Replace(w, "stream", "1", 1))...)
+				tn.streamOnly = false
 				if !strings.Contains(errs, "disk on fire") || code != 2 {
 					t.Errorf("%s --workers %s, error at %d: exit %d, stderr %q", cmd[0], w, at, code, errs)
 				}
@@ -201,7 +200,7 @@ func TestExtractChunksVsScanner(t *testing.T) {
 			t.Fatalf("input %d: the scanner found nothing", i)
 		}
 		for _, size := range []int{100, 4096, 256 << 10} {
-			setChunks(t, size, 1<<20)
+			tn := chunks(size, 1<<20)
 			file := filepath.Join(t.TempDir(), "in.txt")
 			os.WriteFile(file, in, 0o644)
 			for _, w := range []string{"1", "2", "1 file", "2 file", "1 mapped", "2 mapped"} {
@@ -211,9 +210,9 @@ func TestExtractChunksVsScanner(t *testing.T) {
 				if mapped {
 					args = append(args, file)
 				}
-				mapInputs = map[string]int{"": mapAuto, "file": mapNever, "mapped": mapAlways}[how]
-				code, jsonl, errs := cliReader(t, bytes.NewReader(in), args...)
-				mapInputs = mapAuto
+				tn.mapInputs = map[string]int{"": mapAuto, "file": mapNever, "mapped": mapAlways}[how]
+				code, jsonl, errs := cliReaderT(t, tn, bytes.NewReader(in), args...)
+				tn.mapInputs = mapAuto
 				var got strings.Builder // line, offset, byte_offset and URI
 				for _, l := range lines(jsonl) {
 					var r struct {
@@ -244,20 +243,19 @@ func TestMappedFileShrinks(t *testing.T) {
 		// crash); on hardware the address is the mapping's.
 		t.Skipf("under %s: no fault address", e)
 	}
-	setChunks(t, 4096, 1<<20)
+	tn := chunks(4096, 1<<20)
 	big := filepath.Join(t.TempDir(), "big.txt")
 	os.WriteFile(big, bytes.Repeat([]byte("http://a.example/x\n"), 100000), 0o644)
 	next := writeFile(t, "next.txt", "http://after/\n")
-	afterMap = func(f *os.File) {
+	tn.afterMap = func(f *os.File) {
 		if f.Name() == big {
 			os.Truncate(big, 0)
 		}
 	}
-	mapInputs = mapAlways
-	defer func() { afterMap, mapInputs = nil, mapAuto }()
+	tn.mapInputs = mapAlways
 	for _, cmd := range []string{"validate", "split", "extract"} {
 		os.WriteFile(big, bytes.Repeat([]byte("http://a.example/x\n"), 100000), 0o644)
-		code, out, errs := cli(t, "", cmd, "--workers", "2", big, next)
+		code, out, errs := cliT(t, tn, "", cmd, "--workers", "2", big, next)
 		if code != 2 || !strings.Contains(errs, big+": the file changed while it was read") || (cmd != "validate" && !strings.Contains(out, "http://after/")) {
 			t.Errorf("%s: exit %d, stderr %.300q, stdout ends %q", cmd, code, errs, out[max(0, len(out)-100):])
 		}

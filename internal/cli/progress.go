@@ -34,8 +34,8 @@ type progress struct {
 // progressEvery is how often the bar is redrawn.
 const progressEvery = 200 * time.Millisecond
 
-// isTerminal reports whether w is a terminal (a variable: tests).
-var isTerminal = func(w *os.File) bool { return term.IsTerminal(int(w.Fd())) }
+// isTerminal reports whether w is a terminal.
+func isTerminal(w *os.File) bool { return term.IsTerminal(int(w.Fd())) }
 
 // startProgress starts the bar for command what over files, writing to
 // tty, or returns nil when tty is not a terminal. errw is the command's

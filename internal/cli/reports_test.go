@@ -87,9 +87,9 @@ func TestMaxErrors(t *testing.T) {
 	f := writeFile(t, "in.txt", in)
 	key := writeFile(t, "key.hex", strings.Repeat("ab", 32))
 	for _, cmd := range [][]string{{"split"}, {"validate"}, {"normalize", "--format", "jsonl", "--key-file", key}} {
-		streamOnly = true
-		code, want, wantErr := cli(t, "", append(cmd, "--max-errors", "700", f)...)
-		streamOnly = false
+		stream := defaultTuning()
+		stream.streamOnly = true
+		code, want, wantErr := cliT(t, stream, "", append(cmd, "--max-errors", "700", f)...)
 		if code != 1 || !strings.HasSuffix(wantErr, "uriscan: stopped after 700 invalid lines (--max-errors)\n") {
 			t.Fatalf("%s: exit %d, stderr ends %q", cmd[0], code, wantErr[max(0, len(wantErr)-100):])
 		}
@@ -98,9 +98,9 @@ func TestMaxErrors(t *testing.T) {
 		}
 		for _, size := range []int{100, 4096, 128 << 10} {
 			for _, piece := range []int{512, 1 << 20} {
-				setChunks(t, size, piece)
+				tn := chunks(size, piece)
 				for _, w := range []string{"1", "2", "3"} {
-					code, out, errs := cli(t, "", append(cmd, "--max-errors", "700", "--workers", w, f)...)
+					code, out, errs := cliT(t, tn, "", append(cmd, "--max-errors", "700", "--workers", w, f)...)
 					if code != 1 || out != want || errs != wantErr {
 						t.Errorf("%s, chunks of %d, pieces of %d, --workers %s: exit %d: %s", cmd[0], size, piece, w, code, firstDiff(out, want, errs, wantErr))
 					}
