@@ -20,12 +20,14 @@ package testexec
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 )
 
 // EnvWrapper names the variable that gives the wrapper explicitly.
@@ -93,4 +95,34 @@ func command(w []string, args []string) *exec.Cmd {
 	}
 	argv := append(append(w[1:len(w):len(w)], os.Args[0]), args...)
 	return exec.Command(w[0], argv...)
+}
+
+// Child is a test binary started again to run one test (a crash test's
+// victim): its standard output to read as it writes, its standard error
+// kept for the parent's messages.
+type Child struct {
+	Cmd    *exec.Cmd
+	Stdout io.ReadCloser
+	Stderr *strings.Builder
+}
+
+// Start starts this test binary again (Self) running only the test named
+// test, with the environment of this process and env ("NAME=value"), and
+// fails tb if it cannot.
+func Start(tb testing.TB, test string, env ...string) *Child {
+	tb.Helper()
+	cmd, err := Self("-test.run=^" + test + "$")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), env...)
+	c := &Child{Cmd: cmd, Stderr: new(strings.Builder)}
+	cmd.Stderr = c.Stderr
+	if c.Stdout, err = cmd.StdoutPipe(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	return c
 }

@@ -302,20 +302,8 @@ func TestDiskCommitKill(t *testing.T) {
 	}
 	dir := t.TempDir()
 	openDisk(t, dir, anyParams).Close()
-	cmd, err := testexec.Self("-test.run=^TestDiskCommitKillChild$")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Env = append(os.Environ(), commitEnvDir+"="+dir)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child := testexec.Start(t, "TestDiskCommitKillChild", commitEnvDir+"="+dir)
+	cmd, stdout, stderr := child.Cmd, child.Stdout, child.Stderr
 	last, killed := 0, false
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {

@@ -252,20 +252,8 @@ func testDiskCrash(t *testing.T, mode string) {
 
 	// The child is this test binary again, run the way go test ran it:
 	// under the arm64 leg's qemu-aarch64-static too, without binfmt_misc.
-	cmd, err := testexec.Self("-test.run=^TestDiskCrashChild$")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Env = append(os.Environ(), crashEnvDir+"="+dir, crashEnvMode+"="+mode)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child := testexec.Start(t, "TestDiskCrashChild", crashEnvDir+"="+dir, crashEnvMode+"="+mode)
+	cmd, stdout, stderr := child.Cmd, child.Stdout, child.Stderr
 	// Read the child's report up to the last complete batch; in kill
 	// mode, kill it after a few batches and read what it wrote before.
 	var printed []seen.Key // keys reported new, through batch last

@@ -84,20 +84,8 @@ func TestCrash(t *testing.T) {
 	maxBatch := -1
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	for round := range rounds {
-		cmd, err := testexec.Self("-test.run=^TestCrashChild$")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Env = append(os.Environ(), crashEnvDir+"="+dir)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		child := testexec.Start(t, "TestCrashChild", crashEnvDir+"="+dir)
+		cmd, stdout, stderr := child.Cmd, child.Stdout, child.Stderr
 		killAt := 1 + r.IntN(40)
 		batches := 0
 		var pending []seen.Key
@@ -205,20 +193,8 @@ func TestCrashCommit(t *testing.T) {
 	maxBatch := -1
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
 	for round := range rounds {
-		cmd, err := testexec.Self("-test.run=^TestCrashCommitChild$")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Env = append(os.Environ(), crashCommitEnv+"="+dir)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		child := testexec.Start(t, "TestCrashCommitChild", crashCommitEnv+"="+dir)
+		cmd, stdout, stderr := child.Cmd, child.Stdout, child.Stderr
 		killAt := 1 + r.IntN(40)
 		batches := 0
 		killed := false
