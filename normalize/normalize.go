@@ -13,7 +13,7 @@
 //     relative reference. A relative reference's rootless path keeps
 //     them ("a/../../b" stays: as "/b" it would resolve to another
 //     target). Normalizer.KeepRootlessDots keeps them in a rootless path
-//     with a scheme too, the form before issue 23. A path without an
+//     with a scheme too, the form of uriscan before 2026-12. A path without an
 //     authority never begins with "//" (RFC 3986 §3: it would read as
 //     an authority): "/." is written in front, as uriscan.AppendPath
 //     and Resolve do ("f:a/..//g" becomes "f:/.//g"). As §6.2.2 orders
@@ -170,7 +170,7 @@ type Normalizer struct {
 	KeepEncodedDots bool
 	// KeepRootlessDots keeps the dot segments of a rootless path in a
 	// URI with a scheme ("foo:a/../b" stays, "foo:./a" stays), the
-	// normal form before issue 23. By default they are removed, as RFC
+	// normal form of uriscan before 2026-12. By default they are removed, as RFC
 	// 3986 §6.2.2.3 says for every path: "foo:a/../b" becomes "foo:/b"
 	// and "foo:./a" becomes "foo:a", the targets Resolve gives for those
 	// URIs as absolute references.

@@ -40,7 +40,7 @@ func addNormFlags(fs *flag.FlagSet) *normFlags {
 	f := &normFlags{
 		level:    fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2), scheme (§6.2.2 and §6.2.3), crawler (scheme and every non-RFC heuristic below; with heuristic flags, only those), shape (crawler, then ids in the path as :int, :uuid, :date, :hex and the query as its sorted keys: \"similar\" URLs are one, as uro and urldedupe -s see them), safebrowsing (Google Safe Browsing's canonicalization) or w3lib (Python w3lib's canonicalize_url, as Scrapy fingerprints requests); the last two read any line as their owner does"),
 		keepDots: fs.Bool("keep-encoded-dots", false, "keep a path segment written %2E or %2E%2E encoded instead of removing it as a dot segment (RFC 3986 §6.2.2's order), so that normal forms resolve references as the original does"),
-		keepRoot: fs.Bool("keep-rootless-dots", false, "keep the dot segments of a rootless path (\"foo:a/../b\" stays, instead of RFC 3986 §6.2.2.3's \"foo:/b\"), the normal form before issue 23, so that references with an empty path resolve against normal forms exactly as against the original; a relative reference's rootless path keeps them either way"),
+		keepRoot: fs.Bool("keep-rootless-dots", false, "keep the dot segments of a rootless path (\"foo:a/../b\" stays, instead of RFC 3986 §6.2.2.3's \"foo:/b\"), the normal form of uriscan before 2026-12, so that references with an empty path resolve against normal forms exactly as against the original; a relative reference's rootless path keeps them either way"),
 		ipv6:     fs.Bool("ipv6-rfc5952", false, "write IPv6 hosts in RFC 5952's text form (compressed, lower case), as net/netip does: another equivalence than RFC 3986's"),
 	}
 	for _, h := range heuristicFlags {
