@@ -16,8 +16,8 @@ import (
 	"github.com/uriscan/uriscan/internal/atomicfile"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
 	"github.com/uriscan/uriscan/seen/keylog"
+	"github.com/uriscan/uriscan/seen/pebble"
 	"github.com/uriscan/uriscan/seen/redis"
 )
 
@@ -72,7 +72,7 @@ func pebbleStore(t *testing.T) store {
 	dir := filepath.Join(t.TempDir(), "pebble")
 	return store{name: "pebble", stateFile: filepath.Join(dir, "uriscan-seen.json"),
 		openErr: func(t *testing.T) (seen.Set, error) {
-			return disk.Open(dir, &disk.Options{Params: crawlerParams(t)})
+			return pebble.Open(dir, &pebble.Options{Params: crawlerParams(t)})
 		}, fresh: pebbleStore}
 }
 

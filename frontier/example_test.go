@@ -14,7 +14,7 @@ import (
 
 // A crawler's frontier: each URI's first occurrence goes to new.txt
 // exactly once, across kills and restarts (rerunning the same code
-// resumes from new.txt.checkpoint). With a set that persists (seen/disk,
+// resumes from new.txt.checkpoint). With a set that persists (seen/pebble,
 // seen/redis) the same loop dedups across runs; its hasher then needs a
 // fixed key (normalize.ReadKeyFile) and the set its Params.
 func Example() {

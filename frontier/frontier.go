@@ -27,7 +27,7 @@
 //   - to a Writer (a pipe) at least once: a kill may repeat the last
 //     batch, never lose one.
 //
-// A persistent set (seen/keylog, seen/disk, seen/redis) that is not the one the
+// A persistent set (seen/keylog, seen/pebble, seen/redis) that is not the one the
 // checkpoint was made against, or that lost keys (seen.Stamped, Check),
 // is refused on Open rather than let lines be written twice; with
 // Options.Rebuild the keys of the output's lines are added back instead
@@ -471,7 +471,7 @@ func (c *checkpoint) write(name string) error {
 // LastStamp returns the set's stamp the checkpoint in name recorded, or
 // nil (no checkpoint, or none recorded): a caller that opens a
 // persistent set before the Log can then refuse to make a new one where
-// the checkpoint's was (the MustExist of seen/keylog and seen/disk). A
+// the checkpoint's was (the MustExist of seen/keylog and seen/pebble). A
 // checkpoint that cannot be read is the error Open would return (a
 // damaged one wraps ErrDamaged), so that the caller stops before it
 // makes or changes anything.
@@ -602,7 +602,7 @@ func Open(set seen.Set, o Options) (*Log, error) {
 	_, persistent := set.(seen.Stamped)
 	memory := !persistent
 	if memory && o.Output == "" && o.Checkpoint != "" {
-		return nil, errors.New("frontier: Open: a checkpoint to a Writer needs a persistent set (seen/keylog, seen/disk, seen/redis): a set in memory is gone after the process")
+		return nil, errors.New("frontier: Open: a checkpoint to a Writer needs a persistent set (seen/keylog, seen/pebble, seen/redis): a set in memory is gone after the process")
 	}
 	if memory && o.Output != "" && o.KeyOf == nil {
 		return nil, errors.New("frontier: Open: an Output with a set in memory needs KeyOf, to refill the set from the output on resume")

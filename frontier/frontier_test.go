@@ -21,8 +21,8 @@ import (
 	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
 	"github.com/uriscan/uriscan/seen/keylog"
+	"github.com/uriscan/uriscan/seen/pebble"
 )
 
 // testKey is the crawler's fixed hash key.
@@ -456,7 +456,7 @@ func TestDecided(t *testing.T) {
 		t.Fatalf("Add to a Log that takes decided records: %v", err)
 	}
 	dir := t.TempDir()
-	ds, err := disk.Open(filepath.Join(dir, "set"), &disk.Options{AnyParams: true})
+	ds, err := pebble.Open(filepath.Join(dir, "set"), &pebble.Options{AnyParams: true})
 	if err != nil {
 		t.Fatal(err)
 	}

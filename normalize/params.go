@@ -57,7 +57,7 @@ var ErrRandomKey = errors.New("normalize: the hash key was drawn at random (NewH
 
 // Params returns what makes h's keys, for a persistent seen-set to record
 // on its first use and check on every later one (seen.Params; the Params
-// option of seen/disk and seen/redis): the fingerprint of the hash key,
+// option of seen/pebble and seen/redis): the fingerprint of the hash key,
 // the level, every option of Config that changes a normal form, the
 // grammar (SetGrammar) and how passwords are keyed (KeepPasswords). A run
 // whose keys would differ is refused by the set instead of finding every

@@ -21,7 +21,7 @@ var heavy = []string{
 // and normalize.Hasher (testdata/memonly) links neither Pebble nor
 // go-redis nor what they bring, and builds under 5 MB; nor does package
 // seen/keylog. The persistent stores are packages of their own
-// (seen/keylog, seen/disk, seen/redis).
+// (seen/keylog, seen/pebble, seen/redis).
 func TestDependencyRule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Params describes how the keys of a persistent set (packages seen/disk
+// Params describes how the keys of a persistent set (packages seen/pebble
 // and seen/redis) are made. The first writer records it in the store and
 // every later one must give the same, so that runs that would make
 // different keys for the same URI cannot mix them in one set. Make it with

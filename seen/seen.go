@@ -27,7 +27,7 @@
 //     synced once per call, with an index in memory (10-21 bytes a key):
 //     it survives restarts and crashes (a key once reported as new stays
 //     recorded) at millions of keys a second.
-//   - package seen/disk: an embedded key-value store (CockroachDB's Pebble)
+//   - package seen/pebble: an embedded key-value store (CockroachDB's Pebble)
 //     on local disk, with the same guarantees, for sets larger than
 //     memory: a few bytes of memory a key, a few hundred thousand keys a
 //     second.
@@ -43,7 +43,7 @@
 // Persistent and shared sets only agree across runs and machines when every
 // writer hashes with the same fixed HighwayHash key (and normalizes URIs
 // the same way). Such a set records how its keys were made (Params,
-// given as the Options.Params of seen/keylog, seen/disk or seen/redis) and
+// given as the Options.Params of seen/keylog, seen/pebble or seen/redis) and
 // then refuses a run that would make them differently.
 //
 // # Two steps
@@ -69,7 +69,7 @@
 // (ErrLost) if the store is not that one or holds fewer keys. Each store
 // also checks itself where it can: a disk set against a state file in its
 // directory, a Redis set in every pipeline and after every reconnect. See
-// packages seen/keylog, seen/disk and seen/redis.
+// packages seen/keylog, seen/pebble and seen/redis.
 //
 // # Memory layout
 //

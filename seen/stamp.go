@@ -7,7 +7,7 @@ import (
 	"fmt"
 )
 
-// Stamp is what a persistent set (seen/disk, seen/redis) says about itself at one
+// Stamp is what a persistent set (seen/pebble, seen/redis) says about itself at one
 // moment: who it is and how many keys it held at least. A caller that
 // records what it did with a set (a checkpoint) records a Stamp with it,
 // and hands it to Check when it comes back, so that a set that was
@@ -108,7 +108,7 @@ var ErrRunID = errors.New("seen: a run identity is 32 lowercase hex digits")
 // so that a checkpoint put back from an older copy (or a store put back
 // from one) is told apart from a kill between the checkpoint and the
 // insert: see frontier's package doc. Every persistent set of this
-// module (seen/keylog, seen/disk, seen/redis) is one.
+// module (seen/keylog, seen/pebble, seen/redis) is one.
 type Committer interface {
 	Stamped
 	// InsertCommit records c, then inserts keys as Insert does (none is

@@ -18,7 +18,7 @@ import (
 // build tag.
 var pebbleDeps = []string{
 	"github.com/cockroachdb/", "github.com/prometheus/", "google.golang.org/protobuf", "github.com/gogo/protobuf",
-	"github.com/getsentry/", "github.com/uriscan/uriscan/seen/disk",
+	"github.com/getsentry/", "github.com/uriscan/uriscan/seen/pebble",
 }
 
 // TestOneBinary: uriscan links every store but Pebble, the CPU report and
@@ -39,7 +39,7 @@ func TestOneBinary(t *testing.T) {
 		t.Errorf("uriscan links %v without the pebble tag", heavy)
 	}
 	deps := strings.Fields(gotool.Run(t, "list", "-tags", "pebble", "-deps", "."))
-	for _, p := range []string{"github.com/cockroachdb/pebble/v2", "github.com/uriscan/uriscan/seen/disk"} {
+	for _, p := range []string{"github.com/cockroachdb/pebble/v2", "github.com/uriscan/uriscan/seen/pebble"} {
 		if !slices.Contains(deps, p) {
 			t.Errorf("uriscan -tags pebble does not link %s", p)
 		}

@@ -11,8 +11,8 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
 	"github.com/uriscan/uriscan/seen/keylog"
+	"github.com/uriscan/uriscan/seen/pebble"
 )
 
 // interopURIs are URIs in several spellings, with passwords (keyed
@@ -60,7 +60,7 @@ func libraryKeys(t *testing.T, h *normalize.Hasher, uris []string) []seen.Key {
 }
 
 // TestStoreInterop: a disk store written by a Go program through the
-// library's API (normalize.Hasher.Params, keylog.Open or disk.Open) is
+// library's API (normalize.Hasher.Params, keylog.Open or pebble.Open) is
 // accepted by uriscan dedup --store disk:DIR with the same settings (a
 // Pebble set an earlier version made included), and finds what the
 // program recorded; a store written by the command (disk:DIR, pebble:DIR)
@@ -75,7 +75,7 @@ func TestStoreInterop(t *testing.T) {
 	t.Run("pebble", func(t *testing.T) {
 		needPebble(t)
 		testStoreInterop(t, "pebble:", func(dir string, p seen.Params) (seen.Set, error) {
-			return disk.Open(dir, &disk.Options{Params: p})
+			return pebble.Open(dir, &pebble.Options{Params: p})
 		})
 	})
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/uriscan/uriscan/seen/disk"
+	"github.com/uriscan/uriscan/seen/pebble"
 )
 
 // needPebble skips a test of the Pebble store in a build without it
@@ -29,7 +29,7 @@ func TestNoPebble(t *testing.T) {
 	}
 	dir := t.TempDir()
 	old := filepath.Join(dir, "old")
-	s, err := disk.Open(old, &disk.Options{AnyParams: true})
+	s, err := pebble.Open(old, &pebble.Options{AnyParams: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // Stores are the parts of the command that live in other packages: the
-// persistent seen-sets (seen/keylog; seen/disk, Pebble, in a build with
+// persistent seen-sets (seen/keylog; seen/pebble, Pebble, in a build with
 // the pebble tag; seen/redis), the CPU report of uriscan cpu
 // (klauspost/cpuid) and the Public Suffix List (package domain). Package
 // internal/cli/full provides them (full.Stores); cmd/uriscan passes them
@@ -44,7 +44,7 @@ type Stores struct {
 var linked Stores
 
 // StoreOptions are how dedup opens its store: Recover (--rebuild) takes
-// a persistent one that lost keys as it is (disk.Options.Recover,
+// a persistent one that lost keys as it is (keylog.Options.Recover, pebble.Options.Recover,
 // redis.Options.Recover); MustExist refuses to make a disk store anew
 // where a checkpoint says one was.
 type StoreOptions struct {

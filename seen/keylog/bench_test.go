@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
 	"github.com/uriscan/uriscan/seen/keylog"
+	"github.com/uriscan/uriscan/seen/pebble"
 	redisstore "github.com/uriscan/uriscan/seen/redis"
 )
 
@@ -55,7 +55,7 @@ type frontierSet struct {
 // mem-B/key is the store's own memory per key (the key log's index, the
 // Pebble set's filter; Redis's is the server's), disk-B/key its files.
 //
-// Stores in the same run: keylog (this package), pebble (seen/disk, the
+// Stores in the same run: keylog (this package), pebble (seen/pebble, the
 // disk set before it), memory (seen.Memory) and redis (seen/redis, a
 // server on loopback, when URISCAN_REDIS_ADDR names one; up to 10M keys).
 // N = 100k always; 1M, 10M and 100M with URISCAN_BENCH_LARGE=1, pebble
@@ -118,7 +118,7 @@ func openStore(b *testing.B, store, dir string) seen.Set {
 	case "keylog":
 		set, err = keylog.Open(dir, anyParams)
 	case "pebble":
-		set, err = disk.Open(dir, &disk.Options{AnyParams: true})
+		set, err = pebble.Open(dir, &pebble.Options{AnyParams: true})
 	case "redis":
 		addr := strings.Split(os.Getenv("URISCAN_REDIS_ADDR"), ",")[0]
 		set, err = redisstore.Open([]string{addr}, &redisstore.Options{AnyParams: true,

@@ -1,7 +1,7 @@
 // Package keylog is a seen-set kept on local disk as a log of its keys,
 // appended and synced once per call, with a compact index of the keys in
 // memory: at millions of keys a second on one core, new or not, where a
-// set in an LSM store (seen/disk, Pebble) takes a few hundred thousand.
+// set in an LSM store (seen/pebble, Pebble) takes a few hundred thousand.
 // See Set.
 //
 // A set is a seen.Committer: InsertCommit records a run's batch number in
@@ -115,7 +115,7 @@ import (
 // the log (its 32-bit fingerprint matches no slot), a recorded one once.
 // Open reads the whole log (sequentially) and builds the index: about
 // 0.1 s per million keys. The README gives keys per second at 10^5 to
-// 10^8 keys (BenchmarkFrontier), beside seen.Memory, seen/disk (Pebble)
+// 10^8 keys (BenchmarkFrontier), beside seen.Memory, seen/pebble (Pebble)
 // and Redis.
 //
 // # Concurrency
@@ -198,7 +198,7 @@ type Options struct {
 var _ seen.Committer = (*Set)(nil)
 
 // ErrNotSet is wrapped by the error Open returns for a directory that
-// holds files and no key log: another program's, or a seen/disk (Pebble)
+// holds files and no key log: another program's, or a seen/pebble (Pebble)
 // set.
 var ErrNotSet = errors.New("seen: directory holds no key log set")
 
@@ -301,7 +301,7 @@ func checkDir(dir string, mustExist bool) error {
 		case name == stateFile, name == lockFile, strings.HasPrefix(name, stateFile+".tmp"),
 			strings.HasPrefix(name, logName+".tmp"), name == "lost+found", strings.HasPrefix(name, "."):
 		case name == "CURRENT" || strings.HasPrefix(name, "MANIFEST-") || strings.HasPrefix(name, "marker."):
-			return fmt.Errorf("%w: %s holds a Pebble store (a seen/disk set): open it with package seen/disk", ErrNotSet, dir)
+			return fmt.Errorf("%w: %s holds a Pebble store (a seen/pebble set): open it with package seen/pebble", ErrNotSet, dir)
 		default:
 			return fmt.Errorf("%w: %s is not empty and holds no key log (%s): not writing into it; name an empty or new directory", ErrNotSet, dir, name)
 		}

@@ -355,7 +355,7 @@ func TestForeignDir(t *testing.T) {
 	}
 	peb := t.TempDir()
 	os.WriteFile(filepath.Join(peb, "CURRENT"), []byte("MANIFEST-000001\n"), 0o644)
-	if _, err := keylog.Open(peb, anyParams); !errors.Is(err, keylog.ErrNotSet) || !strings.Contains(err.Error(), "seen/disk") {
+	if _, err := keylog.Open(peb, anyParams); !errors.Is(err, keylog.ErrNotSet) || !strings.Contains(err.Error(), "seen/pebble") {
 		t.Fatalf("a Pebble directory: %v", err)
 	}
 }

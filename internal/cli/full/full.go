@@ -1,6 +1,6 @@
 // Package full is what the command (package cli) takes from other
 // packages: the persistent seen-sets, seen/keylog and seen/redis
-// (go-redis), and seen/disk (Pebble) in a build with the pebble tag; the
+// (go-redis), and seen/pebble (Pebble) in a build with the pebble tag; the
 // CPU report of uriscan cpu (klauspost/cpuid); and the Public Suffix List
 // (package domain). cmd/uriscan runs cli.Main(full.Stores); the tests of
 // package cli link it too.
@@ -47,7 +47,7 @@ func newSplit(private bool) func(host string) (subdomain, registrable, suffix st
 }
 
 // openDisk opens (or creates) the disk seen-set in dir: a key log
-// (seen/keylog), or the Pebble set (seen/disk) that an earlier version or
+// (seen/keylog), or the Pebble set (seen/pebble) that an earlier version or
 // --store pebble:DIR made there.
 func openDisk(dir string, params seen.Params, so cli.StoreOptions) (seen.Set, error) {
 	if isPebbleSet(dir) {
@@ -56,7 +56,7 @@ func openDisk(dir string, params seen.Params, so cli.StoreOptions) (seen.Set, er
 	return keylog.Open(dir, &keylog.Options{Params: params, Recover: so.Recover, MustExist: so.MustExist})
 }
 
-// isPebbleSet reports whether dir holds a Pebble store or a seen/disk
+// isPebbleSet reports whether dir holds a Pebble store or a seen/pebble
 // set's files, and no key log.
 func isPebbleSet(dir string) bool {
 	if _, err := os.Stat(filepath.Join(dir, "keys.log")); err == nil {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/uriscan/uriscan/internal/cli"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
+	"github.com/uriscan/uriscan/seen/pebble"
 )
 
 // Pebble says whether this build links the Pebble store (the pebble tag).
@@ -15,7 +15,7 @@ const Pebble = true
 
 // openPebble opens (or creates) the Pebble seen-set in dir.
 func openPebble(dir string, params seen.Params, so cli.StoreOptions) (seen.Set, error) {
-	return disk.Open(dir, &disk.Options{Params: params, Recover: so.Recover, MustExist: so.MustExist})
+	return pebble.Open(dir, &pebble.Options{Params: params, Recover: so.Recover, MustExist: so.MustExist})
 }
 
-func pebbleDamaged(err error) bool { return errors.Is(err, disk.ErrDamaged) }
+func pebbleDamaged(err error) bool { return errors.Is(err, pebble.ErrDamaged) }

@@ -1,5 +1,5 @@
 // Package store holds what the persistent seen-sets (seen/keylog,
-// seen/disk, seen/redis) share: the stored form of their Params, the
+// seen/pebble, seen/redis) share: the stored form of their Params, the
 // checks of their Params and Stamps, and the disk sets' state file.
 package store
 

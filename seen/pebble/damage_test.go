@@ -1,4 +1,4 @@
-package disk_test
+package pebble_test
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
+	"github.com/uriscan/uriscan/seen/pebble"
 )
 
 const (
@@ -41,8 +41,8 @@ func TestDiskDamageChild(t *testing.T) {
 	from, _ := strconv.Atoi(os.Getenv(damageEnvFrom))
 	// The state file's count after every commit, not once a second: the
 	// child runs for less than a second.
-	disk.SetStateEvery(0)
-	d, err := disk.Open(dir, &disk.Options{MemTableSize: 1 << 20, AnyParams: true})
+	pebble.SetStateEvery(0)
+	d, err := pebble.Open(dir, &pebble.Options{MemTableSize: 1 << 20, AnyParams: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
@@ -59,7 +59,7 @@ func TestDiskDamageChild(t *testing.T) {
 	}
 	// Killed with no flush or compaction running, the files the test
 	// damages are live ones (not tables compacted away, not logs flushed).
-	disk.WaitIdle(d)
+	pebble.WaitIdle(d)
 	if os.Getenv(damageEnvMode) == "close" {
 		if err := d.Close(); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
@@ -238,9 +238,9 @@ func TestDiskDamage(t *testing.T) {
 				if mode == "exit" {
 					want = dm.exit
 				}
-				d, err := disk.Open(dir, anyParams)
+				d, err := pebble.Open(dir, anyParams)
 				if err != nil {
-					if !errors.Is(err, seen.ErrLost) && !errors.Is(err, disk.ErrDamaged) {
+					if !errors.Is(err, seen.ErrLost) && !errors.Is(err, pebble.ErrDamaged) {
 						t.Fatalf("damaged %s: refused without saying why: %v", filepath.Base(what), err)
 					}
 					if want != refused && want != either && want != reported {
@@ -310,7 +310,7 @@ func TestDiskInterruptedCreate(t *testing.T) {
 	foreign := filepath.Join(t.TempDir(), "foreign")
 	must(t, os.MkdirAll(foreign, 0o755))
 	must(t, os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644))
-	if _, err := disk.Open(foreign, anyParams); !errors.Is(err, disk.ErrNotSet) {
+	if _, err := pebble.Open(foreign, anyParams); !errors.Is(err, pebble.ErrNotSet) {
 		t.Fatalf("Open of a directory with someone's file: %v, want ErrNotSet", err)
 	}
 	if b, err := os.ReadFile(filepath.Join(foreign, "notes.txt")); err != nil || string(b) != "mine" {
@@ -323,7 +323,7 @@ func TestDiskInterruptedCreate(t *testing.T) {
 	logs := filepath.Join(t.TempDir(), "logs")
 	must(t, os.MkdirAll(logs, 0o755))
 	must(t, os.WriteFile(filepath.Join(logs, "app.log"), []byte("x"), 0o644))
-	if _, err := disk.Open(logs, anyParams); !errors.Is(err, disk.ErrNotSet) {
+	if _, err := pebble.Open(logs, anyParams); !errors.Is(err, pebble.ErrNotSet) {
 		t.Fatalf("Open of a directory of app logs: %v, want ErrNotSet", err)
 	}
 	if m := storeFiles(t, logs, "*"); len(m) != 1 {

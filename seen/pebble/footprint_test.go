@@ -1,4 +1,4 @@
-package disk_test
+package pebble_test
 
 import (
 	"github.com/uriscan/uriscan/internal/testfs"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
+	"github.com/uriscan/uriscan/seen/pebble"
 )
 
 // BenchmarkDiskFootprint fills a disk set with N random keys in synced
@@ -28,7 +28,7 @@ func BenchmarkDiskFootprint(b *testing.B) {
 			b.SetBytes(int64(n) * int64(len(seen.Key{})))
 			for range b.N {
 				dir := filepath.Join(b.TempDir(), "set")
-				d, err := disk.Open(dir, anyParams)
+				d, err := pebble.Open(dir, anyParams)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package disk_test
+package pebble_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/uriscan/uriscan/internal/atomicfile"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
+	"github.com/uriscan/uriscan/seen/pebble"
 )
 
 // stateName is the name of dir's state file.
@@ -70,7 +70,7 @@ func TestDiskStateSealed(t *testing.T) {
 		t.Helper()
 		damaged, err := os.ReadFile(stateName(dir))
 		must(t, err)
-		d, err := disk.Open(dir, anyParams)
+		d, err := pebble.Open(dir, anyParams)
 		if err == nil {
 			d.Close()
 			t.Fatalf("%s: Open succeeded", what)
@@ -114,7 +114,7 @@ func TestDiskStateSealed(t *testing.T) {
 	}
 
 	// Recover takes it as it is, and seals it again.
-	d, err = disk.Open(dir, &disk.Options{AnyParams: true, Recover: true})
+	d, err = pebble.Open(dir, &pebble.Options{AnyParams: true, Recover: true})
 	if err != nil {
 		t.Fatalf("Open with Recover of a set whose state file is damaged: %v", err)
 	}
@@ -160,7 +160,7 @@ func TestDiskStateUnsealed(t *testing.T) {
 // and of a directory that holds nothing else (a kill while the first
 // state file of a new set was written), which then gets a new set.
 func TestDiskStaleStateTemps(t *testing.T) {
-	temps := []string{"uriscan-seen.json.tmp123456", "uriscan-seen.json.tmp987", disk.FilterFile + ".tmp42"}
+	temps := []string{"uriscan-seen.json.tmp123456", "uriscan-seen.json.tmp987", pebble.FilterFile + ".tmp42"}
 	leave := func(t *testing.T, dir string, names []string) {
 		t.Helper()
 		for _, name := range names {
@@ -210,7 +210,7 @@ func TestDiskStaleStateTemps(t *testing.T) {
 		// Temporary files alone are no set.
 		dir := t.TempDir()
 		leave(t, dir, temps[:2])
-		_, err := disk.Open(dir, &disk.Options{AnyParams: true, MustExist: true})
+		_, err := pebble.Open(dir, &pebble.Options{AnyParams: true, MustExist: true})
 		if !errors.Is(err, seen.ErrLost) {
 			t.Fatalf("Open with MustExist of a directory of temporary files: %v, want seen.ErrLost", err)
 		}

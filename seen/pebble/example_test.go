@@ -1,4 +1,4 @@
-package disk_test
+package pebble_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
+	"github.com/uriscan/uriscan/seen/pebble"
 )
 
 // A set on disk, kept across runs: its keys come from a hasher with a
@@ -27,7 +27,7 @@ func Example() {
 		return
 	}
 	run := func(uris ...string) {
-		set, err := disk.Open(filepath.Join(dir, "seen"), &disk.Options{Params: params})
+		set, err := pebble.Open(filepath.Join(dir, "seen"), &pebble.Options{Params: params})
 		if err != nil {
 			fmt.Println(err)
 			return

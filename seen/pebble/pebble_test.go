@@ -1,4 +1,4 @@
-package disk_test
+package pebble_test
 
 import (
 	"bufio"
@@ -19,17 +19,17 @@ import (
 
 	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
+	ps "github.com/uriscan/uriscan/seen/pebble"
 	"github.com/uriscan/uriscan/seen/settest"
 )
 
 // anyParams opens a set whatever it records (the tests that are not
 // about Params).
-var anyParams = &disk.Options{AnyParams: true}
+var anyParams = &ps.Options{AnyParams: true}
 
-func openDisk(t testing.TB, dir string, opts *disk.Options) *disk.Set {
+func openDisk(t testing.TB, dir string, opts *ps.Options) *ps.Set {
 	t.Helper()
-	d, err := disk.Open(dir, opts)
+	d, err := ps.Open(dir, opts)
 	if err != nil {
 		t.Fatalf("OpenDisk(%s): %v", dir, err)
 	}
@@ -73,7 +73,7 @@ func TestDiskReopen(t *testing.T) {
 	for _, noSync := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoSync=%v", noSync), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "set") // OpenDisk creates it
-			opts := &disk.Options{NoSync: noSync, AnyParams: true}
+			opts := &ps.Options{NoSync: noSync, AnyParams: true}
 			r := rand.New(rand.NewPCG(5, 6))
 			var keys []seen.Key
 			for range 5000 {
@@ -92,7 +92,7 @@ func TestDiskReopen(t *testing.T) {
 				t.Fatalf("Len = %d, want %d", n, len(keys))
 			}
 			// The directory is locked while open.
-			if d2, err := disk.Open(dir, opts); err == nil {
+			if d2, err := ps.Open(dir, opts); err == nil {
 				d2.Close()
 				t.Fatal("a second OpenDisk of an open directory succeeded")
 			}
@@ -146,8 +146,8 @@ func TestDiskForeignStore(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d, err := disk.Open(dir, anyParams)
-	if !errors.Is(err, disk.ErrNotSet) {
+	d, err := ps.Open(dir, anyParams)
+	if !errors.Is(err, ps.ErrNotSet) {
 		if err == nil {
 			d.Close()
 		}
@@ -202,7 +202,7 @@ func TestDiskCrashChild(t *testing.T) {
 		t.Skip("helper process for TestDiskCrash")
 	}
 	mode := os.Getenv(crashEnvMode)
-	d, err := disk.Open(dir, anyParams)
+	d, err := ps.Open(dir, anyParams)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
@@ -459,8 +459,8 @@ func TestDiskInsertReopen(t *testing.T) {
 // are made), unless AnyParams says to take it whatever it records.
 func TestDiskNilParams(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "set")
-	for _, opts := range []*disk.Options{nil, {NoSync: true}} {
-		if d, err := disk.Open(dir, opts); err == nil || !strings.Contains(err.Error(), "no Params") {
+	for _, opts := range []*ps.Options{nil, {NoSync: true}} {
+		if d, err := ps.Open(dir, opts); err == nil || !strings.Contains(err.Error(), "no Params") {
 			if d != nil {
 				d.Close()
 			}
@@ -475,10 +475,10 @@ func TestDiskNilParams(t *testing.T) {
 
 func TestDiskParams(t *testing.T) {
 	p1 := seen.Params{"key": "1a2b", "level": "scheme"}
-	open := func(dir string, p seen.Params) (*disk.Set, error) {
-		return disk.Open(dir, &disk.Options{Params: p, AnyParams: p == nil})
+	open := func(dir string, p seen.Params) (*ps.Set, error) {
+		return ps.Open(dir, &ps.Options{Params: p, AnyParams: p == nil})
 	}
-	mustOpen := func(t *testing.T, dir string, p seen.Params) *disk.Set {
+	mustOpen := func(t *testing.T, dir string, p seen.Params) *ps.Set {
 		t.Helper()
 		d, err := open(dir, p)
 		if err != nil {
@@ -551,7 +551,7 @@ func TestDiskParams(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("Params %v: err = %v, want a *ParamsError", c.given, err)
 			}
-			want := "seen: disk set " + dir + " " + c.msg
+			want := "seen: pebble set " + dir + " " + c.msg
 			if strings.Contains(c.msg, "this run asks for") {
 				want += ": open it with what it was made with, or use another set"
 			}
@@ -589,7 +589,7 @@ func TestDiskParams(t *testing.T) {
 		if !errors.Is(err, seen.ErrNoParams) {
 			t.Fatalf("err = %v, want ErrNoParams", err)
 		}
-		for _, want := range []string{"seen: disk set " + dir + " holds 2 keys but records no parameters", `format="uriscan/seen disk v1"`, "key=1a2b", "level=scheme"} {
+		for _, want := range []string{"seen: pebble set " + dir + " holds 2 keys but records no parameters", `format="uriscan/seen disk v1"`, "key=1a2b", "level=scheme"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("err = %q, want it to contain %q", err, want)
 			}
@@ -636,7 +636,7 @@ func TestDiskLockChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process for TestDiskLocked")
 	}
-	d, err := disk.Open(dir, anyParams)
+	d, err := ps.Open(dir, anyParams)
 	if err != nil {
 		fmt.Println("child:", err)
 		os.Exit(2)
@@ -653,11 +653,11 @@ func TestDiskLockChild(t *testing.T) {
 func TestDiskLocked(t *testing.T) {
 	dir := t.TempDir()
 	d := openDisk(t, dir, anyParams)
-	_, err := disk.Open(dir, anyParams)
-	if !errors.Is(err, disk.ErrLocked) {
+	_, err := ps.Open(dir, anyParams)
+	if !errors.Is(err, ps.ErrLocked) {
 		t.Fatalf("second OpenDisk in this process: err = %v, want ErrLocked", err)
 	}
-	if want := "seen: disk set " + dir + " is in use: already open in this process"; err.Error() != want {
+	if want := "seen: pebble set " + dir + " is in use: already open in this process"; err.Error() != want {
 		t.Errorf("second OpenDisk in this process:\nerr  = %q\nwant %q", err, want)
 	}
 	if err := d.Close(); err != nil {
@@ -687,15 +687,15 @@ func TestDiskLocked(t *testing.T) {
 	if line != "locked\n" {
 		t.Fatalf("child: %q, %v\n%s", line, err, stderr.String())
 	}
-	d2, err := disk.Open(dir, anyParams)
+	d2, err := ps.Open(dir, anyParams)
 	if err == nil {
 		d2.Close()
 		t.Fatal("OpenDisk of a set open in another process succeeded")
 	}
-	if !errors.Is(err, disk.ErrLocked) {
+	if !errors.Is(err, ps.ErrLocked) {
 		t.Fatalf("OpenDisk of a set open in another process: err = %v, want ErrLocked", err)
 	}
-	if want := "seen: disk set " + dir + " is in use by another process"; err.Error() != want {
+	if want := "seen: pebble set " + dir + " is in use by another process"; err.Error() != want {
 		t.Errorf("OpenDisk of a set open in another process:\nerr  = %q\nwant %q", err, want)
 	}
 	stdin.Close()

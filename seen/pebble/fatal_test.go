@@ -1,4 +1,4 @@
-package disk_test
+package pebble_test
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
+	ps "github.com/uriscan/uriscan/seen/pebble"
 )
 
 // opIf is an errorfs predicate.
@@ -42,9 +42,9 @@ func TestDiskFatal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			toggle := &errorfs.Toggle{Injector: errorfs.ErrInjected.If(tc.on)}
-			disk.SetFS(errorfs.Wrap(vfs.Default, toggle))
-			defer disk.SetFS(nil)
-			d, err := disk.Open(filepath.Join(t.TempDir(), "set"), &disk.Options{MemTableSize: tc.memtable, AnyParams: true})
+			ps.SetFS(errorfs.Wrap(vfs.Default, toggle))
+			defer ps.SetFS(nil)
+			d, err := ps.Open(filepath.Join(t.TempDir(), "set"), &ps.Options{MemTableSize: tc.memtable, AnyParams: true})
 			if err != nil {
 				t.Fatal(err)
 			}

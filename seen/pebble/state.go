@@ -1,4 +1,4 @@
-package disk
+package pebble
 
 import "github.com/uriscan/uriscan/seen/internal/store"
 

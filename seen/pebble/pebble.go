@@ -1,8 +1,11 @@
-// Package disk is a seen-set kept on local disk, in an embedded Pebble
-// store (github.com/cockroachdb/pebble/v2), one directory per set: it
-// survives restarts, crashes and a full disk, and tells when its store was
-// deleted, replaced or damaged. See Set.
-package disk
+// Package pebble is a seen-set kept on local disk in an embedded Pebble
+// store (github.com/cockroachdb/pebble/v2), one directory per set, for
+// sets larger than memory (the key log, seen/keylog, keeps an index in
+// memory): it survives restarts, crashes and a full disk, and tells when
+// its store was deleted, replaced or damaged. See Set. Earlier versions
+// called it seen/disk; its stores are the same. uriscan's command links
+// it only when built with the pebble tag.
+package pebble
 
 import (
 	"bytes"
@@ -91,7 +94,7 @@ import (
 // corruption found in a background compaction) never ends the process:
 // Pebble's fatal errors, its background errors and its reports of data
 // corruption stop the set instead. Every call that is running or made
-// afterwards returns the error (wrapped in "seen: disk set DIR: ..."),
+// afterwards returns the error (wrapped in "seen: pebble set DIR: ..."),
 // Close returns it without flushing, and the directory stays locked until
 // the process ends. To achieve this, every call into Pebble runs on one
 // goroutine of the set's own, which a fatal error ends, and the caller
@@ -305,16 +308,16 @@ var ErrNotSet = errors.New("seen: directory holds no seen set")
 // damaged: Pebble finds it corrupt, a file it needs is gone, or its state
 // file records a set and no Pebble store is there. Nothing can open it;
 // remove the directory and rebuild the set.
-var ErrDamaged = errors.New("seen: disk set is damaged")
+var ErrDamaged = errors.New("seen: pebble set is damaged")
 
 // errCorrupt marks a failure Pebble reported as data corruption.
 var errCorrupt = errors.New("data corruption")
 
 // ErrLocked is wrapped by the error Open returns when the directory is
 // in use: opened by another process, or already by this one, and not
-// closed. The error's message is one line, "seen: disk set DIR is in use
+// closed. The error's message is one line, "seen: pebble set DIR is in use
 // by another process" (or "... is in use: already open in this process").
-var ErrLocked = errors.New("seen: disk set is in use")
+var ErrLocked = errors.New("seen: pebble set is in use")
 
 // diskWorker runs the calls into Pebble on a goroutine of its own, so
 // that a fatal error from Pebble can end that goroutine (runtime.Goexit)
@@ -461,12 +464,12 @@ func Open(dir string, opts *Options) (*Set, error) {
 	}
 	var params seen.Params
 	if o.Params == nil && !o.AnyParams {
-		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, store.ErrNilParams)
+		return nil, fmt.Errorf("seen: open pebble set %s: %w", dir, store.ErrNilParams)
 	}
 	if o.Params != nil {
 		var err error
 		if params, err = store.WithFormat(o.Params, diskFormat); err != nil {
-			return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
+			return nil, fmt.Errorf("seen: open pebble set %s: %w", dir, err)
 		}
 	}
 	if o.CacheSize <= 0 {
@@ -476,7 +479,7 @@ func Open(dir string, opts *Options) (*Set, error) {
 		o.FilterRate = defaultFilterRate
 	}
 	if o.FilterRate >= 1 || o.FilterRate != o.FilterRate {
-		return nil, fmt.Errorf("seen: open disk set %s: FilterRate %g: want a rate under 1 (or negative: no filter)", dir, o.FilterRate)
+		return nil, fmt.Errorf("seen: open pebble set %s: FilterRate %g: want a rate under 1 (or negative: no filter)", dir, o.FilterRate)
 	}
 	// Nothing is written (not even the lock) into a directory that holds
 	// no set and files that are neither a set's nor Pebble's. (A set's
@@ -492,7 +495,7 @@ func Open(dir string, opts *Options) (*Set, error) {
 	}
 	if err := removeStale(dir); err != nil {
 		dirLock.Close()
-		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
+		return nil, fmt.Errorf("seen: open pebble set %s: %w", dir, err)
 	}
 	state, exists, err := inspectDiskDir(dir, o.Recover, o.MustExist)
 	if err != nil {
@@ -502,7 +505,7 @@ func Open(dir string, opts *Options) (*Set, error) {
 		if errors.As(err, &le) || errors.As(err, &de) || errors.Is(err, ErrNotSet) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
+		return nil, fmt.Errorf("seen: open pebble set %s: %w", dir, err)
 	}
 	if o.MemTableSize == 0 {
 		o.MemTableSize = defaultMemTableSize
@@ -542,9 +545,9 @@ func Open(dir string, opts *Options) (*Set, error) {
 		w.close()
 		dirLock.Close()
 		if locked, here := isLockError(err); locked {
-			msg := fmt.Sprintf("seen: disk set %s is in use by another process", dir)
+			msg := fmt.Sprintf("seen: pebble set %s is in use by another process", dir)
 			if here {
-				msg = fmt.Sprintf("seen: disk set %s is in use: already open in this process", dir)
+				msg = fmt.Sprintf("seen: pebble set %s is in use: already open in this process", dir)
 			}
 			return nil, &store.Error{Msg: msg, Errs: []error{ErrLocked, err}}
 		}
@@ -586,9 +589,9 @@ func openError(dir string, err error, stopped bool) error {
 		return &damagedError{dir, err}
 	}
 	if stopped {
-		return fmt.Errorf("seen: open disk set %s: the store stopped: %w (free space or fix the disk, and open it again)", dir, err)
+		return fmt.Errorf("seen: open pebble set %s: the store stopped: %w (free space or fix the disk, and open it again)", dir, err)
 	}
-	return fmt.Errorf("seen: open disk set %s: %w", dir, err)
+	return fmt.Errorf("seen: open pebble set %s: %w", dir, err)
 }
 
 // damagedError is the error of an Open whose store is damaged.
@@ -598,7 +601,7 @@ type damagedError struct {
 }
 
 func (e *damagedError) Error() string {
-	return fmt.Sprintf("seen: disk set %s is damaged and cannot be opened: %v; remove the directory and rebuild the set (see docs/dedup.md, Durability)", e.dir, e.err)
+	return fmt.Sprintf("seen: pebble set %s is damaged and cannot be opened: %v; remove the directory and rebuild the set (see docs/dedup.md, Durability)", e.dir, e.err)
 }
 
 func (e *damagedError) Unwrap() []error { return []error{ErrDamaged, e.err} }
@@ -614,7 +617,7 @@ func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exis
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) || err == nil && onlyStateTemps(entries) {
 		if mustExist {
-			return nil, false, &seen.LostError{Store: "disk set " + dir, Count: -1,
+			return nil, false, &seen.LostError{Store: "pebble set " + dir, Count: -1,
 				Why: "the directory is absent or empty: the set was deleted or moved"}
 		}
 		// A new set: its state file first, so that a kill while Pebble
@@ -638,7 +641,7 @@ func inspectDiskDir(dir string, recover, mustExist bool) (state *diskState, exis
 	case err != nil && !recover:
 		// (A sealed state file whose checksum does not match says "its
 		// state file ... is damaged"; the error wraps atomicfile.ErrSeal.)
-		lost := &seen.LostError{Store: "disk set " + dir, Count: -1,
+		lost := &seen.LostError{Store: "pebble set " + dir, Count: -1,
 			Why: fmt.Sprintf("%v, so nothing can say whether the store lost keys; if the store is intact, open it with Recover (uriscan dedup --rebuild)", err)}
 		return nil, false, &store.Error{Msg: lost.Error(), Errs: []error{lost, err}}
 	case err != nil:
@@ -749,10 +752,10 @@ const lockFileName = "uriscan-seen.lock"
 func lockDir(dir string, mustExist bool) (io.Closer, error) {
 	if !mustExist {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
+			return nil, fmt.Errorf("seen: open pebble set %s: %w", dir, err)
 		}
 	} else if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil, &seen.LostError{Store: "disk set " + dir, Count: -1,
+		return nil, &seen.LostError{Store: "pebble set " + dir, Count: -1,
 			Why: "the directory is absent or empty: the set was deleted or moved"}
 	}
 	l, err := vfs.Default.Lock(filepath.Join(dir, lockFileName))
@@ -760,13 +763,13 @@ func lockDir(dir string, mustExist bool) (io.Closer, error) {
 		return l, nil
 	}
 	if locked, here := isLockError(err); locked {
-		msg := fmt.Sprintf("seen: disk set %s is in use by another process", dir)
+		msg := fmt.Sprintf("seen: pebble set %s is in use by another process", dir)
 		if here {
-			msg = fmt.Sprintf("seen: disk set %s is in use: already open in this process", dir)
+			msg = fmt.Sprintf("seen: pebble set %s is in use: already open in this process", dir)
 		}
 		return nil, &store.Error{Msg: msg, Errs: []error{ErrLocked, err}}
 	}
-	return nil, fmt.Errorf("seen: open disk set %s: %w", dir, err)
+	return nil, fmt.Errorf("seen: open pebble set %s: %w", dir, err)
 }
 
 // pebbleLeftovers reports whether entries are only what Pebble makes
@@ -805,7 +808,7 @@ func removeLeftovers(dir string, entries []os.DirEntry) error {
 // and checks the store against its state file (nil: none). It runs on
 // the worker.
 func (d *Set) load(params seen.Params, state *diskState, recover bool) error {
-	name := "disk set " + d.dir
+	name := "pebble set " + d.dir
 	format, err := d.get(formatRecord)
 	if err != nil {
 		return err
@@ -852,7 +855,7 @@ func (d *Set) load(params seen.Params, state *diskState, recover bool) error {
 		return err
 	}
 	if len(count) != 8 {
-		return fmt.Errorf("seen: disk set: count record is %d bytes, want 8", len(count))
+		return fmt.Errorf("seen: pebble set: count record is %d bytes, want 8", len(count))
 	}
 	d.n.Store(int64(binary.LittleEndian.Uint64(count)))
 	id, err := d.get(idRecord)
@@ -941,7 +944,7 @@ func (d *Set) checkState(name string, state *diskState, recover bool) error {
 // miscount is the error of a store whose count record says n keys where
 // a scan found keys.
 func (d *Set) miscount(n, keys int64) *seen.LostError {
-	return &seen.LostError{Store: "disk set " + d.dir, Want: seen.Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
+	return &seen.LostError{Store: "pebble set " + d.dir, Want: seen.Stamp{ID: d.id, Count: n}, ID: d.id, Count: keys,
 		Why: fmt.Sprintf("its count record says %d keys but it holds %d (a write-ahead log or a table of the store was lost or damaged)", n, keys)}
 }
 
@@ -1029,7 +1032,7 @@ func (d *Set) Stamp() seen.Stamp { return seen.Stamp{ID: d.id, Count: d.n.Load()
 // holds fewer keys than s.Count: it was deleted and made again, replaced,
 // or lost writes since.
 func (d *Set) Check(s seen.Stamp) error {
-	return store.CheckStamp("disk set "+d.dir, s, d.id, d.n.Load())
+	return store.CheckStamp("pebble set "+d.dir, s, d.id, d.n.Load())
 }
 
 // get returns a copy of the value of key, or nil if there is none.
@@ -1141,10 +1144,10 @@ func (d *Set) Insert(keys []seen.Key) error {
 // 1, and otherwise the errors of Insert.
 func (d *Set) InsertCommit(c seen.Commit, keys []seen.Key) error {
 	if !seen.ValidRunID(c.Run) {
-		return fmt.Errorf("seen: disk set %s: the commit record of run %q: %w", d.dir, c.Run, seen.ErrRunID)
+		return fmt.Errorf("seen: pebble set %s: the commit record of run %q: %w", d.dir, c.Run, seen.ErrRunID)
 	}
 	if c.Seq < 1 {
-		return fmt.Errorf("seen: disk set %s: the commit record of run %s: its Seq is %d, not a batch number (from 1)", d.dir, c.Run, c.Seq)
+		return fmt.Errorf("seen: pebble set %s: the commit record of run %s: its Seq is %d, not a batch number (from 1)", d.dir, c.Run, c.Seq)
 	}
 	return d.add(keys, nil, &c)
 }
@@ -1156,7 +1159,7 @@ func (d *Set) InsertCommit(c seen.Commit, keys []seen.Key) error {
 // Pebble or for a record that is not 8 bytes.
 func (d *Set) Committed(run string) (int64, error) {
 	if !seen.ValidRunID(run) {
-		return 0, fmt.Errorf("seen: disk set %s: the commit record of run %q: %w", d.dir, run, seen.ErrRunID)
+		return 0, fmt.Errorf("seen: pebble set %s: the commit record of run %q: %w", d.dir, run, seen.ErrRunID)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -1172,7 +1175,7 @@ func (d *Set) Committed(run string) (int64, error) {
 		return 0, nil
 	}
 	if len(v) != 8 || binary.LittleEndian.Uint64(v) > math.MaxInt64 {
-		return 0, fmt.Errorf("seen: disk set %s: the commit record of run %s is %x, not a batch number (8 bytes, little-endian): the store is damaged", d.dir, run, v)
+		return 0, fmt.Errorf("seen: pebble set %s: the commit record of run %s is %x, not a batch number (8 bytes, little-endian): the store is damaged", d.dir, run, v)
 	}
 	return int64(binary.LittleEndian.Uint64(v)), nil
 }
@@ -1250,11 +1253,11 @@ func (d *Set) wrapErr(what string, err error) error {
 		return nil
 	case d.w.failed():
 		if d.err == nil {
-			d.err = fmt.Errorf("seen: disk set %s: stopped: %w", d.dir, d.w.err)
+			d.err = fmt.Errorf("seen: pebble set %s: stopped: %w", d.dir, d.w.err)
 		}
 		return d.err
 	}
-	return fmt.Errorf("seen: disk set %s: %s: %w", d.dir, what, err)
+	return fmt.Errorf("seen: pebble set %s: %s: %w", d.dir, what, err)
 }
 
 // sorted returns the indexes of keys sorted by (key, index), in d.order.
@@ -1372,7 +1375,7 @@ func (d *Set) add(keys []seen.Key, isNew []bool, c *seen.Commit) error {
 		if d.newN >= 0 && d.filter != nil && d.filter.full() {
 			// A larger one; on failure the full one, still right, stays.
 			if err := d.rebuildFilter(d.newN); err != nil {
-				d.w.Errorf("seen: disk set %s: rebuilding its filter: %v", d.dir, err)
+				d.w.Errorf("seen: pebble set %s: rebuilding its filter: %v", d.dir, err)
 			}
 		}
 		return nil
@@ -1381,7 +1384,7 @@ func (d *Set) add(keys []seen.Key, isNew []bool, c *seen.Commit) error {
 		var ce commitError
 		if errors.Is(err, syscall.ENOSPC) && !d.w.failed() {
 			// checkSpace: nothing written, and nothing more will be.
-			d.err = fmt.Errorf("seen: disk set %s: stopped: %w", d.dir, err)
+			d.err = fmt.Errorf("seen: pebble set %s: stopped: %w", d.dir, err)
 			return d.err
 		}
 		if errors.As(err, &ce) || d.w.failed() {
@@ -1401,7 +1404,7 @@ func (d *Set) add(keys []seen.Key, isNew []bool, c *seen.Commit) error {
 	if committed && !d.noSync {
 		if now := time.Now(); now.Sub(d.stateAt) >= d.stateEvery {
 			if err := d.writeState(true); err != nil {
-				d.err = fmt.Errorf("seen: disk set %s: %w", d.dir, err)
+				d.err = fmt.Errorf("seen: pebble set %s: %w", d.dir, err)
 				return d.err
 			}
 		}
@@ -1487,7 +1490,7 @@ func (d *Set) Close() error {
 		// (The worker may still be in an abandoned call: its scratch is
 		// left to it.)
 		d.w.close()
-		return fmt.Errorf("seen: close disk set %s: not closed, the store stopped: %w", d.dir, d.w.err)
+		return fmt.Errorf("seen: close pebble set %s: not closed, the store stopped: %w", d.dir, d.w.err)
 	}
 	d.order, d.keys, d.answers, d.absent, d.sortBuf = nil, nil, nil, nil, nil
 	err := d.w.run(func() error {
@@ -1498,7 +1501,7 @@ func (d *Set) Close() error {
 		if err == nil && d.filter != nil && d.err == nil {
 			// Only saves a rebuild at the next Open: a failure is logged.
 			if ferr := saveFilter(d.dir, d.filter, d.id, d.n.Load()); ferr != nil {
-				d.w.Errorf("seen: disk set %s: not saving its filter: %v", d.dir, ferr)
+				d.w.Errorf("seen: pebble set %s: not saving its filter: %v", d.dir, ferr)
 			}
 		}
 		d.filter = nil
@@ -1515,7 +1518,7 @@ func (d *Set) Close() error {
 		err = d.err
 	}
 	if err != nil {
-		return fmt.Errorf("seen: close disk set %s: %w", d.dir, err)
+		return fmt.Errorf("seen: close pebble set %s: %w", d.dir, err)
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package disk_test
+package pebble_test
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/internal/testfs"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
+	"github.com/uriscan/uriscan/seen/pebble"
 )
 
 const (
@@ -44,7 +44,7 @@ func TestDiskFullChild(t *testing.T) {
 		fmt.Printf("err %s: %v\n", what, err)
 		os.Exit(3)
 	}
-	d, err := disk.Open(dir, anyParams)
+	d, err := pebble.Open(dir, anyParams)
 	if err != nil {
 		fail("open", err)
 	}

@@ -1,4 +1,4 @@
-package disk_test
+package pebble_test
 
 import (
 	"math/rand/v2"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
+	"github.com/uriscan/uriscan/seen/pebble"
 )
 
 // fileExists reports whether name exists.
@@ -19,7 +19,7 @@ func fileExists(name string) bool {
 // checkAgainst runs Contains, AddBatch and Insert of random keys (new,
 // recorded, repeated within a batch) on d and compares every answer with
 // model, which it keeps up to date.
-func checkAgainst(t *testing.T, d *disk.Set, model map[seen.Key]bool, r *rand.Rand, batches int) {
+func checkAgainst(t *testing.T, d *pebble.Set, model map[seen.Key]bool, r *rand.Rand, batches int) {
 	t.Helper()
 	recorded := make([]seen.Key, 0, len(model))
 	for k := range model {
@@ -90,22 +90,22 @@ func checkAgainst(t *testing.T, d *disk.Set, model map[seen.Key]bool, r *rand.Ra
 // set or left by an earlier Close of the same set; the file exists only
 // while the set is closed, and Open believes it only when it matches.
 func TestDiskFilter(t *testing.T) {
-	defer disk.SetMinFilterKeys(disk.SetMinFilterKeys(500))
+	defer pebble.SetMinFilterKeys(pebble.SetMinFilterKeys(500))
 	r := rand.New(rand.NewPCG(1, 2))
 	dir := filepath.Join(t.TempDir(), "set")
-	file := filepath.Join(dir, disk.FilterFile)
+	file := filepath.Join(dir, pebble.FilterFile)
 	model := map[seen.Key]bool{}
 	d := openDisk(t, dir, anyParams)
 	checkAgainst(t, d, model, r, 40)
-	if _, _, _, rebuilt := disk.Lookups(d); rebuilt < 2 {
+	if _, _, _, rebuilt := pebble.Lookups(d); rebuilt < 2 {
 		t.Errorf("the filter (500 keys first) was rebuilt %d times for %d keys, want it grown", rebuilt, len(model))
 	}
 	if fileExists(file) {
-		t.Errorf("%s exists while the set is open", disk.FilterFile)
+		t.Errorf("%s exists while the set is open", pebble.FilterFile)
 	}
 	must(t, d.Close())
 	if !fileExists(file) {
-		t.Fatalf("Close wrote no %s", disk.FilterFile)
+		t.Fatalf("Close wrote no %s", pebble.FilterFile)
 	}
 	saved, err := os.ReadFile(file)
 	must(t, err)
@@ -114,9 +114,9 @@ func TestDiskFilter(t *testing.T) {
 		t.Helper()
 		d = openDisk(t, dir, anyParams)
 		if fileExists(file) {
-			t.Errorf("%s: %s exists while the set is open", what, disk.FilterFile)
+			t.Errorf("%s: %s exists while the set is open", what, pebble.FilterFile)
 		}
-		if _, _, _, rebuilt := disk.Lookups(d); rebuilt != wantRebuilt {
+		if _, _, _, rebuilt := pebble.Lookups(d); rebuilt != wantRebuilt {
 			t.Errorf("%s: filter built from a scan %d times at Open, want %d", what, rebuilt, wantRebuilt)
 		}
 		checkAgainst(t, d, model, r, 6)
@@ -145,20 +145,20 @@ func TestDiskFilter(t *testing.T) {
 	}
 	must(t, o.Insert(keys))
 	must(t, o.Close())
-	b, err = os.ReadFile(filepath.Join(other, disk.FilterFile))
+	b, err = os.ReadFile(filepath.Join(other, pebble.FilterFile))
 	must(t, err)
 	must(t, os.WriteFile(file, b, 0o644))
 	reopen(1, "another set's file")
 
 	// Without a filter, a set keeps none and leaves no file.
-	d = openDisk(t, dir, &disk.Options{AnyParams: true, FilterRate: -1})
-	if disk.HasFilter(d) {
+	d = openDisk(t, dir, &pebble.Options{AnyParams: true, FilterRate: -1})
+	if pebble.HasFilter(d) {
 		t.Errorf("FilterRate -1: the set keeps a filter")
 	}
 	checkAgainst(t, d, model, r, 6)
 	must(t, d.Close())
 	if fileExists(file) {
-		t.Errorf("FilterRate -1: Close wrote %s", disk.FilterFile)
+		t.Errorf("FilterRate -1: Close wrote %s", pebble.FilterFile)
 	}
 	reopen(1, "after a run without a filter")
 }
@@ -169,13 +169,13 @@ func TestDiskFilter(t *testing.T) {
 func TestDiskOneLookupPerKey(t *testing.T) {
 	const n = 20_000
 	for _, rate := range []float64{-1, 0} {
-		d := openDisk(t, filepath.Join(t.TempDir(), "set"), &disk.Options{AnyParams: true, FilterRate: rate})
+		d := openDisk(t, filepath.Join(t.TempDir(), "set"), &pebble.Options{AnyParams: true, FilterRate: rate})
 		recorded := make([]seen.Key, n)
 		for i := range recorded {
 			recorded[i] = dkey(uint64(i), 1)
 		}
 		must(t, d.Insert(recorded))
-		s0, f0, r0, _ := disk.Lookups(d)
+		s0, f0, r0, _ := pebble.Lookups(d)
 		keys := make([]seen.Key, 2*n)
 		for i := range keys {
 			if i%2 == 0 {
@@ -196,7 +196,7 @@ func TestDiskOneLookupPerKey(t *testing.T) {
 			}
 		}
 		must(t, d.Insert(fresh))
-		s, f, r, _ := disk.Lookups(d)
+		s, f, r, _ := pebble.Lookups(d)
 		s, f, r = s-s0, f-f0, r-r0
 		t.Logf("rate %g: %d keys (%d new): %d looked up in the store, %d answered by the filter, %d recalled", rate, len(keys), n, s, f, r)
 		if r != n {
@@ -221,16 +221,16 @@ func TestDiskFilterAfterKill(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "set")
 	damageRun(t, dir, "close", 0)
-	if !fileExists(filepath.Join(dir, disk.FilterFile)) {
-		t.Fatalf("Close wrote no %s", disk.FilterFile)
+	if !fileExists(filepath.Join(dir, pebble.FilterFile)) {
+		t.Fatalf("Close wrote no %s", pebble.FilterFile)
 	}
 	damageRun(t, dir, "exit", damageBatches*damageBatch)
-	if fileExists(filepath.Join(dir, disk.FilterFile)) {
-		t.Fatalf("%s outlived the Open of a process killed later", disk.FilterFile)
+	if fileExists(filepath.Join(dir, pebble.FilterFile)) {
+		t.Fatalf("%s outlived the Open of a process killed later", pebble.FilterFile)
 	}
 	d := openDisk(t, dir, anyParams)
 	defer d.Close()
-	if _, _, _, rebuilt := disk.Lookups(d); rebuilt != 1 {
+	if _, _, _, rebuilt := pebble.Lookups(d); rebuilt != 1 {
 		t.Errorf("filter built from a scan %d times at Open, want 1", rebuilt)
 	}
 	keys := make([]seen.Key, 2*damageBatches*damageBatch)
@@ -244,7 +244,7 @@ func TestDiskFilterAfterKill(t *testing.T) {
 			t.Fatalf("key %d, recorded before the kill, is absent", i)
 		}
 	}
-	if s, _, _, _ := disk.Lookups(d); s != int64(len(keys)) {
+	if s, _, _, _ := pebble.Lookups(d); s != int64(len(keys)) {
 		t.Errorf("%d recorded keys: %d looked up in the store, want all (the filter may have them all)", len(keys), s)
 	}
 }

@@ -1,4 +1,4 @@
-package disk_test
+package pebble_test
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 
 	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/disk"
+	ps "github.com/uriscan/uriscan/seen/pebble"
 	"github.com/uriscan/uriscan/seen/settest"
 )
 
@@ -105,7 +105,7 @@ func TestDiskCommitRecords(t *testing.T) {
 			}
 		}
 	}
-	check := func(t *testing.T, d *disk.Set, what string) {
+	check := func(t *testing.T, d *ps.Set, what string) {
 		t.Helper()
 		if n, s := d.Len(), d.Stamp(); n != want || s.Count != want {
 			t.Fatalf("%s: Len = %d, Stamp().Count = %d, want %d keys", what, n, s.Count, want)
@@ -186,7 +186,7 @@ func TestDiskCommitRecords(t *testing.T) {
 	check(t, d, "opened after a kill")
 	must(t, d.Close())
 	// Recover counts the keys and sets the count record to them.
-	d = openDisk(t, dir, &disk.Options{AnyParams: true, Recover: true})
+	d = openDisk(t, dir, &ps.Options{AnyParams: true, Recover: true})
 	check(t, d, "recovered")
 	must(t, d.Close())
 }
@@ -234,9 +234,9 @@ func TestDiskCommitFatal(t *testing.T) {
 		sync := op.Kind == errorfs.OpFileSync || op.Kind == errorfs.OpFileSyncData || op.Kind == errorfs.OpFileSyncTo
 		return sync && strings.HasSuffix(op.Path, ".log")
 	}))}
-	disk.SetFS(errorfs.Wrap(vfs.Default, toggle))
-	defer disk.SetFS(nil)
-	d, err := disk.Open(filepath.Join(t.TempDir(), "set"), anyParams)
+	ps.SetFS(errorfs.Wrap(vfs.Default, toggle))
+	defer ps.SetFS(nil)
+	d, err := ps.Open(filepath.Join(t.TempDir(), "set"), anyParams)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestDiskCommitKillChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process for TestDiskCommitKill")
 	}
-	d, err := disk.Open(dir, anyParams)
+	d, err := ps.Open(dir, anyParams)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
