@@ -117,15 +117,22 @@ func TestScanInvalid(t *testing.T) {
 	})
 }
 
-// FuzzScanInvalid: on any input, ScanInvalid and Scan agree (see
-// TestScanInvalid).
+// FuzzScanInvalid: on any input, with the default line limit and a small
+// one, ScanInvalid and Scan agree (see TestScanInvalid).
 func FuzzScanInvalid(f *testing.F) {
 	f.Add([]byte("http://a/\nhttp://b c/\n\nx\r\n%zz"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		want, wl := invalidByScan(NewLineScannerBytes(data))
-		got, gl := invalidByScanInvalid(NewLineScannerBytes(data))
-		if gl != wl || fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("ScanInvalid: %d lines %v\nScan: %d lines %v", gl, got, wl, want)
+		for _, maxLine := range []int{0, 40} {
+			a, b := NewLineScannerBytes(data), NewLineScannerBytes(data)
+			if maxLine > 0 {
+				a.SetMaxLine(maxLine)
+				b.SetMaxLine(maxLine)
+			}
+			want, wl := invalidByScan(a)
+			got, gl := invalidByScanInvalid(b)
+			if gl != wl || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("max line %d: ScanInvalid: %d lines %v\nScan: %d lines %v", maxLine, gl, got, wl, want)
+			}
 		}
 	})
 }

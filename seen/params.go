@@ -54,7 +54,7 @@ var ErrNoParams = errors.New("seen: the store records no parameters")
 // ParamsError is the error a store's Open returns when the store was made
 // with other Params than the ones given.
 type ParamsError struct {
-	// Store names the store, for example "disk set /var/lib/seen".
+	// Store names the store, for example "key log /var/lib/seen".
 	Store string
 	// Stored is the store's record, Given the Params this run asked for;
 	// both include the "format" entry.
@@ -63,7 +63,7 @@ type ParamsError struct {
 
 // Error names every entry that differs, sorted by name, in one line:
 //
-//	seen: disk set /d was made with key-fingerprint=1a2b, level=scheme; this run asks for key-fingerprint=9f8e, level=crawler: open it with what it was made with, or use another set
+//	seen: key log /d was made with key-fingerprint=1a2b, level=scheme; this run asks for key-fingerprint=9f8e, level=crawler: open it with what it was made with, or use another set
 //
 // An entry present on one side only is written "name unset" on the other.
 // Values with spaces, quotes or punctuation other than . / : - _ are

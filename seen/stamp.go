@@ -46,7 +46,7 @@ var ErrLost = errors.New("seen: the store lost keys it had recorded")
 // persistence, keys evicted or deleted, a damaged disk store). It wraps
 // ErrLost.
 type LostError struct {
-	// Store names the set, for example "disk set /var/lib/seen".
+	// Store names the set, for example "key log /var/lib/seen".
 	Store string
 	// Want is what the set was known to be: its identity and at least
 	// that many keys.

@@ -102,7 +102,7 @@ func TestBinary(t *testing.T) {
 		t.Errorf("split --get {rdn} {subdomain}: %+v", got)
 	}
 	got := run(in, nil, "dedup", "--store", "pebble:"+filepath.Join(dir, "pebble"), "--key-file", key)
-	if got.code != 2 || got.stdout != "" || !strings.Contains(got.stderr, "go install -tags pebble github.com/uriscan/uriscan/cmd/uriscan@latest") {
+	if got.code != 2 || got.stdout != "" || !strings.Contains(got.stderr, "make install-pebble, or go install -tags pebble ./cmd/uriscan") {
 		t.Errorf("dedup --store pebble: without the tag: %+v", got)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pebble")); !os.IsNotExist(err) {

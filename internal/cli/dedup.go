@@ -36,7 +36,7 @@ const defaultDedupBatch = 1024
 // line (normalize.Hasher) and reports; the store is opened as a Go
 // program would open it (normalize.Hasher.Params).
 func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
-	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR (a key log; an earlier version's Pebble set there is opened as one), pebble:DIR (Pebble, for sets larger than memory), redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
+	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR (a key log), pebble:DIR (Pebble, for sets larger than memory, in a uriscan built with -tags pebble, which also opens an earlier version's Pebble set under disk:DIR; without it both are refused), redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
 	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisurl.DefaultPrefix+")")
 	passFile := fs.String("redis-password-file", "", "read the password of a Redis --store whose URL has none from the first line of `FILE` (its line end trimmed), not from the command line, which every user of the machine can see; without it, $"+envRedisPassword+" holds it. A password in the URL wins over both, the file over the variable")
 	nf := addNormFlags(fs)

@@ -33,7 +33,9 @@ type dedupRun struct {
 func runDedup(t *testing.T, tn tuning, w string, stdin io.Reader, args []string, files ...string) dedupRun {
 	t.Helper()
 	w, how, _ := strings.Cut(w, " ")
-	tn.mapInputs = map[string]int{"": mapAuto, "read": mapNever, "mapped": mapAlways}[how]
+	if how != "" {
+		tn.mapInputs = map[string]int{"read": mapNever, "mapped": mapAlways}[how]
+	}
 	dir := t.TempDir()
 	out, summ := filepath.Join(dir, "out.txt"), filepath.Join(dir, "summary.json")
 	a := []string{"dedup", "--workers", w}

@@ -159,8 +159,9 @@ invalid ones are reported on standard error and counted, never written.
 The seen-set lives in memory (default), on local disk (disk:DIR, survives
 restarts: a log of the keys, synced per batch, with an index in memory of
 10-21 bytes a key; pebble:DIR keeps a Pebble store instead, slower but for
-sets larger than memory, in a uriscan built with it: go install -tags
-pebble; disk:DIR opens an earlier version's Pebble set as one) or in Redis / Valkey shared by many machines: redis://[USER:PASS@]
+sets larger than memory, in a uriscan built with -tags pebble, which also
+opens an earlier version's Pebble set under disk:DIR; without it both are
+refused) or in Redis / Valkey shared by many machines: redis://[USER:PASS@]
 HOST[:PORT][/DB] (rediss:// for TLS; query options as go-redis's ParseURL,
 plus prefix=P), several HOST:PORT separated by commas or redis+cluster:// for
 a Redis Cluster. A disk or Redis store needs --key-file, records the key's
@@ -631,9 +632,8 @@ jsonl writes JSON records, --max-errors N stops after the N-th. Exit status:
 --allow-invalid), 2 for a usage or I/O error.
 
 uriscan is one binary with every store but Pebble, whose dependencies
-would slow every run's start-up: go install -tags pebble
-github.com/uriscan/uriscan/cmd/uriscan@latest (make install-pebble) builds
-it with the pebble:DIR store.
+would slow every run's start-up: from a clone, make install-pebble (go
+install -tags pebble ./cmd/uriscan) builds it with the pebble:DIR store.
 
 Commands:
 `)

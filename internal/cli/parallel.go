@@ -196,7 +196,9 @@ func (e *env) eachInvalidLine(files []string, workers int, newFn lineFactory) in
 				s.ls.ParseErrorTo(&s.errv)
 				s.perr = &s.errv
 				fn(&c.k, c.name, &s)
-				c.k.countInvalid()
+				if s.perr != nil {
+					c.k.countInvalid()
+				}
 				p.handOver(c)
 			}
 			s.perr = nil

@@ -41,7 +41,7 @@ func TestNoPebble(t *testing.T) {
 	for _, store := range []string{"pebble:" + filepath.Join(dir, "new"), "disk:" + old} {
 		code, out, errs := cli(t, "http://a/\n", "dedup", "--store", store, "--key-file", key)
 		if code != 2 || out != "" || !strings.Contains(errs, "built without the Pebble store") ||
-			!strings.Contains(errs, "go install -tags pebble github.com/uriscan/uriscan/cmd/uriscan@latest") {
+			!strings.Contains(errs, "make install-pebble, or go install -tags pebble ./cmd/uriscan") {
 			t.Errorf("--store %s: exit %d, %q\n%s", store, code, out, errs)
 		}
 	}

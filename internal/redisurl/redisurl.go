@@ -2,8 +2,8 @@
 // of a Redis URL without linking go-redis: finding and redacting its
 // secrets for messages, and the default key prefix. seen/redis re-exports
 // them (RedactURL, DefaultPrefix); this package imports only the standard
-// library, so the lean uriscan binary can word its messages and flag help
-// with them.
+// library, so the command's messages and flag help use them without
+// linking a Redis client.
 //
 // # Secrets
 //

@@ -301,7 +301,7 @@ func checkDir(dir string, mustExist bool) error {
 		case name == stateFile, name == lockFile, strings.HasPrefix(name, stateFile+".tmp"),
 			strings.HasPrefix(name, logName+".tmp"), name == "lost+found", strings.HasPrefix(name, "."):
 		case name == "CURRENT" || strings.HasPrefix(name, "MANIFEST-") || strings.HasPrefix(name, "marker."):
-			return fmt.Errorf("%w: %s holds a Pebble store (a seen/pebble set): open it with package seen/pebble", ErrNotSet, dir)
+			return fmt.Errorf("%w: %s holds a Pebble store (a seen/pebble set): open it with package seen/pebble (uriscan dedup: --store pebble:DIR, in a uriscan built with -tags pebble)", ErrNotSet, dir)
 		default:
 			return fmt.Errorf("%w: %s is not empty and holds no key log (%s): not writing into it; name an empty or new directory", ErrNotSet, dir, name)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/uriscan/uriscan/seen/pebble"
 )
 
-// BenchmarkDiskFootprint fills a disk set with N random keys in synced
+// BenchmarkDiskFootprint fills a Pebble set with N random keys in synced
 // batches of 8192 and reports its size on disk per key while open
 // (disk-B/key: tables, write-ahead logs as preallocated, MANIFEST) and
 // after Close (closed-B/key), and the scan that counts the keys after a

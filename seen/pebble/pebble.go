@@ -301,7 +301,7 @@ var (
 )
 
 // ErrNotSet is returned (wrapped) by Open when the directory holds a
-// Pebble store that is not a Disk set, or files and no store at all.
+// Pebble store that is not a seen set, or files and no store at all.
 var ErrNotSet = errors.New("seen: directory holds no seen set")
 
 // ErrDamaged is wrapped by the error Open returns when the store is
@@ -326,7 +326,7 @@ type diskWorker struct {
 	calls chan func()
 	// reply carries the answer of the call in flight. One channel serves
 	// every call because calls never overlap: Open makes them before
-	// the set is handed out, the methods under Disk.mu. A call abandoned
+	// the set is handed out, the methods under Set.mu. A call abandoned
 	// after a failure may still send a stale answer, which no one reads:
 	// run returns at once once the set has stopped.
 	reply chan error
@@ -439,8 +439,8 @@ func (w *diskWorker) events() *pebble.EventListener {
 }
 
 // Open opens the set stored in dir, creating dir and an empty set if
-// dir does not exist or is empty. opts may be nil. The returned Disk must
-// be closed to release the directory lock and flush Pebble's state; a Disk
+// dir does not exist or is empty. opts may be nil. The returned Set must
+// be closed to release the directory lock and flush Pebble's state; a Set
 // that is never closed loses nothing that was reported as new (see Set),
 // but the next Open replays the write-ahead log and counts the keys.
 // Once it holds the directory's lock, Open removes the temporary files

@@ -67,9 +67,11 @@ func isPebbleSet(dir string) bool {
 			return true
 		}
 	}
-	m, _ := filepath.Glob(filepath.Join(dir, "marker.manifest.*"))
-	if len(m) > 0 {
-		return true
+	// What seen/keylog takes for a Pebble store too (checkDir).
+	for _, pat := range []string{"marker.*", "MANIFEST-*"} {
+		if m, _ := filepath.Glob(filepath.Join(dir, pat)); len(m) > 0 {
+			return true
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "uriscan-seen.json"))
 	return err == nil && bytes.Contains(b, []byte(`"uriscan/seen disk v1"`))

@@ -16,7 +16,7 @@ const Pebble = false
 // ErrNoPebble is what a build without the pebble tag says of a Pebble
 // store: pebble:DIR, or disk:DIR over a Pebble set an earlier version
 // made.
-var ErrNoPebble = errors.New("this uriscan is built without the Pebble store: install the one with it (go install -tags pebble github.com/uriscan/uriscan/cmd/uriscan@latest, or make install-pebble from a clone), or move the set to a key log (docs/dedup.md, \"Pebble\")")
+var ErrNoPebble = errors.New("this uriscan is built without the Pebble store: install the one with it (from a clone: make install-pebble, or go install -tags pebble ./cmd/uriscan), or move the set to a key log (docs/dedup.md, \"Pebble\")")
 
 // openPebble refuses: Pebble is not linked.
 func openPebble(dir string, _ seen.Params, _ cli.StoreOptions) (seen.Set, error) {
