@@ -173,3 +173,49 @@ func BenchmarkScanInvalid(b *testing.B) {
 		})
 	}
 }
+
+// TestScanInvalidMixed: Scan and ScanInvalid may take turns on one
+// scanner (a caller that looks at some valid records), and StartAt's
+// line and offset carry through ScanInvalid's steps: every record either
+// call stops at is the one a Scan-only pass has at that line.
+func TestScanInvalidMixed(t *testing.T) {
+	inputs := scanInvalidInputs(t)
+	forEachScanPath(t, func(t *testing.T) {
+		for _, in := range inputs {
+			ref := NewLineScannerBytes(in.Data)
+			ref.StartAt(1000, 7)
+			type rec struct {
+				off   int64
+				text  string
+				valid bool
+			}
+			byLine := map[int]rec{}
+			for ref.Scan() {
+				byLine[ref.Line()] = rec{ref.Offset(), string(ref.Bytes()), ref.Valid()}
+			}
+			s := NewLineScannerBytes(in.Data)
+			s.StartAt(1000, 7)
+			for i := 0; ; i++ {
+				var ok bool
+				if i%3 == 0 {
+					ok = s.Scan()
+				} else {
+					ok = s.ScanInvalid()
+					if ok && s.Valid() {
+						t.Fatalf("%s: ScanInvalid stopped at a valid record, line %d", in.Name, s.Line())
+					}
+				}
+				if !ok {
+					break
+				}
+				want, found := byLine[s.Line()]
+				if !found || want != (rec{s.Offset(), string(s.Bytes()), s.Valid()}) {
+					t.Fatalf("%s: call %d, line %d: got offset %d %q valid %v, want %+v", in.Name, i, s.Line(), s.Offset(), s.Bytes(), s.Valid(), want)
+				}
+			}
+			if s.Line() != ref.Line() {
+				t.Fatalf("%s: %d lines, want %d", in.Name, s.Line(), ref.Line())
+			}
+		}
+	})
+}
