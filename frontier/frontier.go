@@ -484,16 +484,17 @@ func LastStamp(name string) (*seen.Stamp, error) {
 }
 
 // matches says how the checkpoint differs from this run, or "".
-func (c *checkpoint) matches(run *checkpoint, rebuild bool, setEntry string) string {
-	moved := func(k string) bool { return rebuild && setEntry != "" && k == setEntry }
-	switch {
-	case !runEqual(c.Run, run.Run, moved):
-		var diff []string
-		for _, k := range slices.Sorted(maps.Keys(joinKeys(c.Run, run.Run))) {
-			if a, b := c.Run[k], run.Run[k]; a != b && !moved(k) {
-				diff = append(diff, fmt.Sprintf("%s %q, this run has %q", k, a, b))
-			}
+func (c *checkpoint) matches(run *checkpoint, moved string) string {
+	var diff []string
+	for _, k := range slices.Sorted(maps.Keys(joinKeys(c.Run, run.Run))) {
+		a, aok := c.Run[k]
+		b, bok := run.Run[k]
+		if (a != b || aok != bok) && k != moved {
+			diff = append(diff, fmt.Sprintf("%s %q, this run has %q", k, a, b))
 		}
+	}
+	switch {
+	case len(diff) > 0:
 		return "it was made with " + strings.Join(diff, "; ")
 	case !slices.Equal(c.Inputs, run.Inputs):
 		return fmt.Sprintf("it was made for the inputs %q, this run reads %q", c.Inputs, run.Inputs)
@@ -501,19 +502,6 @@ func (c *checkpoint) matches(run *checkpoint, rebuild bool, setEntry string) str
 		return fmt.Sprintf("it was made for the output %q, this run has %q", c.Output, run.Output)
 	}
 	return ""
-}
-
-// runEqual reports whether a and b hold the same entries, those that
-// skip says not counted.
-func runEqual(a, b map[string]string, skip func(string) bool) bool {
-	for k := range joinKeys(a, b) {
-		av, aok := a[k]
-		bv, bok := b[k]
-		if (av != bv || aok != bok) && !skip(k) {
-			return false
-		}
-	}
-	return true
 }
 
 func joinKeys(a, b map[string]string) map[string]bool {
@@ -642,7 +630,11 @@ func (l *Log) open(memory bool) error {
 			return fmt.Errorf("checkpoint %s exists: resume from it (uriscan dedup --resume, Options.Resume), or remove it to start over", o.Checkpoint)
 		}
 		if found {
-			if why := c.matches(&l.ckpt, o.Rebuild, o.SetEntry); why != "" {
+			moved := "" // the Run entry that may differ: the set's, with Rebuild
+			if o.Rebuild {
+				moved = o.SetEntry
+			}
+			if why := c.matches(&l.ckpt, moved); why != "" {
 				return fmt.Errorf("checkpoint %s does not belong to this run: %s (remove it to start over)", o.Checkpoint, why)
 			}
 		}
@@ -698,34 +690,32 @@ func (l *Log) open(memory bool) error {
 			}
 		}
 	}
-	_, committer := l.set.(seen.Committer)
-	if !found {
-		if o.Checkpoint != "" {
-			l.ckpt.RunID = seen.NewRunID()
-			if committer {
-				l.ckpt.StoreCommit = &storeCommit{}
-			}
-			return l.save()
-		}
+	if !found && o.Checkpoint == "" {
 		return nil
 	}
-	l.ckpt.RunID, l.ckpt.StoreCommit = c.RunID, c.StoreCommit
-	if !committer {
-		l.ckpt.StoreCommit = nil // (a run moved to another set)
-	}
-	if c.RunID == "" {
-		// A checkpoint of version 2 or 1: the run gets its identity now.
+	// The run's identity, and what a seen.Committer set records of it (a
+	// checkpoint of version 1 or 2 has neither: the run gets them now; a
+	// run moved to a set that records none keeps none).
+	cm, committer := l.set.(seen.Committer)
+	l.ckpt.RunID, l.ckpt.StoreCommit = c.RunID, nil
+	if l.ckpt.RunID == "" {
 		l.ckpt.RunID = seen.NewRunID()
 	}
-	if committer && l.ckpt.StoreCommit == nil {
-		l.ckpt.StoreCommit = &storeCommit{}
+	if committer {
+		sc := storeCommit{}
+		if c.StoreCommit != nil {
+			sc = *c.StoreCommit
+		}
+		l.ckpt.StoreCommit = &sc
+	}
+	if !found {
+		return l.save()
 	}
 	if sc := l.ckpt.StoreCommit; committer && o.Rebuild && sc.Before > 0 {
 		// --rebuild took the set as it is, or added the output's keys
 		// back (a set that lost writes, or another set): it must record
 		// at least the batch before the checkpoint's, which the replay
 		// completes.
-		cm := l.set.(seen.Committer)
 		r, err := cm.Committed(l.ckpt.RunID)
 		if err == nil && r < sc.Before {
 			err = cm.InsertCommit(seen.Commit{Run: l.ckpt.RunID, Seq: sc.Before}, nil)
@@ -1222,9 +1212,8 @@ func (l *Log) Commit() error {
 // seen.Committer, with the run's commit record of that batch (before
 // them, so that a set that holds any of them records the batch).
 func (l *Log) insert(keys []seen.Key) error {
-	cm, ok := l.set.(seen.Committer)
-	if sc := l.ckpt.StoreCommit; ok && sc != nil && sc.Seq > 0 && l.ckpt.RunID != "" {
-		return cm.InsertCommit(seen.Commit{Run: l.ckpt.RunID, Seq: sc.Seq}, keys)
+	if sc := l.ckpt.StoreCommit; sc != nil && sc.Seq > 0 { // (a seen.Committer's)
+		return l.set.(seen.Committer).InsertCommit(seen.Commit{Run: l.ckpt.RunID, Seq: sc.Seq}, keys)
 	}
 	if len(keys) == 0 {
 		return nil

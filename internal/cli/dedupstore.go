@@ -10,10 +10,16 @@ import (
 	"github.com/uriscan/uriscan/seen"
 )
 
+// rebuildCmd is the command that fills the store spec names with the keys
+// of the outputs of the runs that filled another.
+func rebuildCmd(spec string) string {
+	return "uriscan dedup --store " + spec + " --key-file K [the same level flags] OUTPUTS... >/dev/null"
+}
+
 // lostAdvice says what to do about a store that lost keys; resuming: a
 // checkpoint records a run (with --output: of output's lines) against it.
 func lostAdvice(output string, resuming bool) string {
-	others := "rebuild the store from the outputs of the runs that filled it (uriscan dedup --store NEW --key-file K [the same level flags] OUTPUTS... >/dev/null)"
+	others := "rebuild the store from the outputs of the runs that filled it (" + rebuildCmd("NEW") + ")"
 	switch {
 	case resuming && output != "":
 		return "a resume would write again lines --output " + output + " holds. Rerun with --rebuild to add back the keys of its lines and go on (keys of other runs' outputs are not added back: " + others + " first), or remove " + output + " and its checkpoint and start over with a new store"
@@ -32,9 +38,9 @@ func isRewinder(set seen.Set) bool {
 // aheadAdvice says how to recover from a store ahead of the checkpoint
 // (frontier.ErrStoreAhead): --rebuild cannot (it only adds keys).
 func aheadAdvice(store, output, ckpt string, rewinder bool) string {
-	newStore := "rerun with a new store and --rebuild (--store disk:NEWDIR --rebuild: the new store gets the keys of --output " + output + "'s lines and the run goes on; keys that other runs added to the old store are not in it: add their outputs first, uriscan dedup --store disk:NEWDIR --key-file K [the same level flags] OUTPUTS... >/dev/null)"
+	newStore := "rerun with a new store and --rebuild (--store disk:NEWDIR --rebuild: the new store gets the keys of --output " + output + "'s lines and the run goes on; keys that other runs added to the old store are not in it: add their outputs first, " + rebuildCmd("disk:NEWDIR") + ")"
 	if output == "" {
-		newStore = "rerun with a new store and --rebuild (lines written before the checkpoint are then taken for new again: add the outputs of the runs that filled the old store to the new one first, uriscan dedup --store disk:NEWDIR --key-file K [the same level flags] OUTPUTS... >/dev/null)"
+		newStore = "rerun with a new store and --rebuild (lines written before the checkpoint are then taken for new again: add the outputs of the runs that filled the old store to the new one first, " + rebuildCmd("disk:NEWDIR") + ")"
 	}
 	if isRedisURL(store) {
 		newStore += " (for Redis, a new store is another --store-prefix, or another database)"
@@ -127,7 +133,7 @@ func storeAdvice(err error, output string, resuming bool) string {
 		if resuming && output != "" {
 			return "\nuriscan: dedup: once it is removed, rerun with --rebuild to add back the keys of --output " + output + "'s lines into a new store and go on"
 		}
-		return "\nuriscan: dedup: once it is removed, rebuild it from the outputs of the runs that filled it (uriscan dedup --store NEW --key-file K [the same level flags] OUTPUTS... >/dev/null)"
+		return "\nuriscan: dedup: once it is removed, rebuild it from the outputs of the runs that filled it (" + rebuildCmd("NEW") + ")"
 	case errors.Is(err, seen.ErrLost):
 		return "\nuriscan: dedup: the store is not what it was; " + lostAdvice(output, resuming)
 	case errors.As(err, &pe):

@@ -92,6 +92,19 @@ func (s *recordScanner) Scan() bool {
 	return true
 }
 
+// ScanInvalid is Scan for a caller that does nothing with valid lines:
+// it advances to the next line that is not a URI-reference
+// (LineScanner.ScanInvalid), under RFC 3986's grammar only.
+func (s *recordScanner) ScanInvalid() bool {
+	s.perr = nil
+	if !s.ls.ScanInvalid() {
+		return false
+	}
+	s.ls.ParseErrorTo(&s.errv)
+	s.perr = &s.errv
+	return true
+}
+
 // reparse parses the line by s.grammar: a line over the limit stays
 // invalid as it is.
 func (s *recordScanner) reparse() {

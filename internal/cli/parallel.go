@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/uriscan/uriscan"
 )
 
 // --workers: the line-oriented commands (validate, split, normalize,
@@ -144,6 +142,15 @@ func addWorkersFlag(fs *flag.FlagSet, more string) *int {
 // eachLine runs the line command that newFn makes over files with the
 // given number of workers, and returns the exit status.
 func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
+	return e.eachLineOf(files, workers, false, newFn)
+}
+
+// eachLineOf is eachLine; with invalidOnly (a command whose lineFn does
+// nothing with a valid line, under RFC 3986's grammar: validate without
+// --warn) the workers step over valid lines with
+// recordScanner.ScanInvalid, a batch of them at a time, and call the
+// lineFn for the invalid ones only.
+func (e *env) eachLineOf(files []string, workers int, invalidOnly bool, newFn lineFactory) int {
 	if e.tune.streamOnly {
 		return e.streamLines(files, newFn)
 	}
@@ -157,45 +164,13 @@ func (e *env) eachLine(files []string, workers int, newFn lineFactory) int {
 			s.ls.ResetBytes(c.data)
 			s.ls.StartAt(c.off, c.line)
 			s.perr = nil
-			for s.Scan() {
+			for invalidOnly && s.ScanInvalid() || !invalidOnly && s.Scan() {
 				fn(&c.k, c.name, &s)
 				if s.perr != nil {
 					c.k.countInvalid()
 				}
 				p.handOver(c)
 			}
-			s.ls.ResetBytes(nil)
-		}
-	}, newFn)
-}
-
-// eachInvalidLine is eachLine for a command whose lineFn does nothing with
-// a valid line (validate without --warn, under RFC 3986's grammar): the
-// workers step over valid lines with LineScanner.ScanInvalid, a batch of
-// them at a time, and call the lineFn for the invalid ones only.
-func (e *env) eachInvalidLine(files []string, workers int, newFn lineFactory) int {
-	if e.tune.streamOnly || e.sc.grammar != uriscan.RFC3986 {
-		return e.eachLine(files, workers, newFn)
-	}
-	maxLine := e.sc.ls.MaxLine()
-	return e.parallel(files, max(workers, 1), false, func(p *pipeline) func(c *chunk) {
-		fn := newFn()
-		var s recordScanner
-		s.ls.SetMaxLine(maxLine)
-		s.grammar = uriscan.RFC3986
-		return func(c *chunk) {
-			s.ls.ResetBytes(c.data)
-			s.ls.StartAt(c.off, c.line)
-			for s.ls.ScanInvalid() {
-				s.ls.ParseErrorTo(&s.errv)
-				s.perr = &s.errv
-				fn(&c.k, c.name, &s)
-				if s.perr != nil {
-					c.k.countInvalid()
-				}
-				p.handOver(c)
-			}
-			s.perr = nil
 			s.ls.ResetBytes(nil)
 		}
 	}, newFn)

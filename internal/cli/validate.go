@@ -3,6 +3,8 @@ package cli
 import (
 	"flag"
 	"strconv"
+
+	"github.com/uriscan/uriscan"
 )
 
 // setupValidate: "uriscan validate" prints the invalid lines.
@@ -10,12 +12,10 @@ func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
 	workers := addWorkersFlag(fs, "")
 	warn := fs.Bool("warn", false, "also print each valid line that raises an RFC 3986 §7 security warning: \"NAME:LINE: warning: WARNINGS: LINE\" (the warnings as split --flags names them); they do not change the exit status")
 	return func(e *env, files []string) int {
-		warns := *warn            // the warnings are computed only when they are shown
-		each := e.eachInvalidLine // (nothing to do for a valid line)
-		if warns {
-			each = e.eachLine
-		}
-		return each(files, *workers, func() lineFn {
+		warns := *warn // the warnings are computed only when they are shown
+		// Nothing is done for a valid line unless warnings are shown.
+		invalidOnly := !warns && e.sc.grammar == uriscan.RFC3986
+		return e.eachLineOf(files, *workers, invalidOnly, func() lineFn {
 			return func(k *sink, name string, s *recordScanner) {
 				perr := s.ParseError()
 				if perr == nil {

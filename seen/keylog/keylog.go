@@ -286,6 +286,13 @@ func Open(dir string, opts *Options) (*Set, error) {
 	return s, nil
 }
 
+// IsPebbleFile reports whether a file of a directory's is one that marks
+// a Pebble store (seen/pebble's): its CURRENT, a MANIFEST-* or a marker.*
+// file. A key log is never opened, or made, where one is.
+func IsPebbleFile(name string) bool {
+	return name == "CURRENT" || strings.HasPrefix(name, "MANIFEST-") || strings.HasPrefix(name, "marker.")
+}
+
 // checkDir refuses a directory that holds files and no set (ErrNotSet)
 // and, with mustExist, one that holds no log.
 func checkDir(dir string, mustExist bool) error {
@@ -300,7 +307,7 @@ func checkDir(dir string, mustExist bool) error {
 			hasLog = true
 		case name == stateFile, name == lockFile, strings.HasPrefix(name, stateFile+".tmp"),
 			strings.HasPrefix(name, logName+".tmp"), name == "lost+found", strings.HasPrefix(name, "."):
-		case name == "CURRENT" || strings.HasPrefix(name, "MANIFEST-") || strings.HasPrefix(name, "marker."):
+		case IsPebbleFile(name):
 			return fmt.Errorf("%w: %s holds a Pebble store (a seen/pebble set): open it with package seen/pebble (uriscan dedup: --store pebble:DIR, in a uriscan built with -tags pebble)", ErrNotSet, dir)
 		default:
 			return fmt.Errorf("%w: %s is not empty and holds no key log (%s): not writing into it; name an empty or new directory", ErrNotSet, dir, name)

@@ -62,14 +62,9 @@ func isPebbleSet(dir string) bool {
 	if _, err := os.Stat(filepath.Join(dir, "keys.log")); err == nil {
 		return false
 	}
-	for _, name := range []string{"CURRENT", "uriscan-seen.bloom"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return true
-		}
-	}
-	// What seen/keylog takes for a Pebble store too (checkDir).
-	for _, pat := range []string{"marker.*", "MANIFEST-*"} {
-		if m, _ := filepath.Glob(filepath.Join(dir, pat)); len(m) > 0 {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if keylog.IsPebbleFile(e.Name()) || e.Name() == "uriscan-seen.bloom" {
 			return true
 		}
 	}
