@@ -4,7 +4,7 @@ go 1.26.0
 
 require golang.org/x/sys v0.50.0
 
-require github.com/klauspost/cpuid/v2 v2.4.2
+require github.com/klauspost/cpuid/v2 v2.4.2 // indirect
 
 require (
 	github.com/bits-and-blooms/bloom/v3 v3.7.1

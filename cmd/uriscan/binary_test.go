@@ -22,18 +22,23 @@ var pebbleDeps = []string{
 }
 
 // TestOneBinary: uriscan links every store but Pebble, the CPU report and
-// the Public Suffix List; with the pebble tag, Pebble too.
+// the Public Suffix List; with the pebble tag, Pebble too. It does not
+// link klauspost/cpuid, whose init asks the CPU in every process (the CPU
+// report reads what the system says: internal/cpuinfo).
 func TestOneBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
 	}
 	want := []string{"github.com/uriscan/uriscan/seen/keylog", "github.com/uriscan/uriscan/seen/redis",
-		"github.com/klauspost/cpuid/v2", "github.com/uriscan/uriscan/domain"}
+		"github.com/uriscan/uriscan/internal/cpuinfo", "github.com/uriscan/uriscan/domain"}
 	got, n := gotool.Linked(t, ".", want...)
 	for _, p := range want {
 		if !slices.Contains(got, p) {
 			t.Errorf("uriscan does not link %s", p)
 		}
+	}
+	if costly, _ := gotool.Linked(t, ".", "github.com/klauspost/cpuid/v2"); len(costly) > 0 {
+		t.Errorf("uriscan links %v, whose init runs in every process", costly)
 	}
 	if heavy, _ := gotool.Linked(t, ".", pebbleDeps...); len(heavy) > 0 {
 		t.Errorf("uriscan links %v without the pebble tag", heavy)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/cpufeat"
+	"github.com/uriscan/uriscan/internal/cpuinfo"
 	"github.com/uriscan/uriscan/normalize"
 )
 
@@ -286,5 +288,20 @@ func TestExtractCommand(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "", "extract", "--format", "xml"); code != 2 || !strings.Contains(errs, "--format") {
 		t.Fatalf("bad format: exit %d %q", code, errs)
+	}
+}
+
+// TestCPULines: what the system says of the CPU, as uriscan cpu writes
+// it, and "unknown" for what it does not say.
+func TestCPULines(t *testing.T) {
+	var b strings.Builder
+	line := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
+	cpuLines(cpuinfo.Info{Brand: "X", Vendor: "V", Family: "6", Model: "143", Stepping: "8", Logical: 4, Physical: 2, L1D: 48 << 10, L2: 2 << 20, L3: 0, LineSize: 64}, line)
+	cpuLines(cpuinfo.Info{}, line)
+	procs := strconv.Itoa(runtime.GOMAXPROCS(0))
+	want := "cpu=X\nvendor=V\nfamily=6 model 143 stepping 8\ncores=2 physical, 4 logical, GOMAXPROCS " + procs + "\ncache=L1d 48 KiB, L2 2048 KiB, L3 unknown, line 64 B\n" +
+		"cpu=unknown\nvendor=unknown\nfamily=unknown model unknown stepping unknown\ncores=unknown physical, unknown logical, GOMAXPROCS " + procs + "\ncache=L1d unknown, L2 unknown, L3 unknown, line unknown B\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

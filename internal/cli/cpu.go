@@ -4,10 +4,12 @@ import (
 	"flag"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/cpufeat"
+	"github.com/uriscan/uriscan/internal/cpuinfo"
 	"github.com/uriscan/uriscan/normalize"
 )
 
@@ -26,7 +28,7 @@ func setupCPU(fs *flag.FlagSet) func(*env, []string) int {
 			w.WriteString(v)
 			w.WriteByte('\n')
 		}
-		linked.CPU(line)
+		cpuLines(cpuinfo.Read(), line)
 		line("arch", runtime.GOOS+"/"+runtime.GOARCH+", "+runtime.Version())
 		line("features", features())
 		k := uriscan.Kernel()
@@ -39,6 +41,34 @@ func setupCPU(fs *flag.FlagSet) func(*env, []string) int {
 		line("hash", normalize.HashPath())
 		return exitOK
 	}
+}
+
+// cpuLines writes what the system says of the CPU (package cpuinfo), a
+// line each; "unknown" for what it does not say.
+func cpuLines(c cpuinfo.Info, line func(k, v string)) {
+	str := func(s string) string {
+		if s == "" {
+			return "unknown"
+		}
+		return s
+	}
+	num := func(n int) string {
+		if n <= 0 {
+			return "unknown"
+		}
+		return strconv.Itoa(n)
+	}
+	kb := func(n int) string {
+		if n <= 0 {
+			return "unknown"
+		}
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	line("cpu", str(c.Brand))
+	line("vendor", str(c.Vendor))
+	line("family", str(c.Family)+" model "+str(c.Model)+" stepping "+str(c.Stepping))
+	line("cores", num(c.Physical)+" physical, "+num(c.Logical)+" logical, GOMAXPROCS "+strconv.Itoa(runtime.GOMAXPROCS(0)))
+	line("cache", "L1d "+kb(c.L1D)+", L2 "+kb(c.L2)+", L3 "+kb(c.L3)+", line "+num(c.LineSize)+" B")
 }
 
 // features lists the CPU features dispatch reads (internal/cpufeat), as

@@ -9,10 +9,10 @@ import (
 
 // Stores are the parts of the command that live in other packages: the
 // persistent seen-sets (seen/keylog; seen/pebble, Pebble, in a build with
-// the pebble tag; seen/redis), the CPU report of uriscan cpu
-// (klauspost/cpuid) and the Public Suffix List (package domain). Package
-// internal/cli/full provides them (full.Stores); cmd/uriscan passes them
-// to Main, and the tests to SetStores. Main needs every field.
+// the pebble tag; seen/redis) and the Public Suffix List (package
+// domain). Package internal/cli/full provides them (full.Stores);
+// cmd/uriscan passes them to Main, and the tests to SetStores. Main needs
+// every field.
 type Stores struct {
 	// OpenDisk opens (or creates) the disk seen-set in dir: a key log,
 	// or the Pebble set an earlier run made there.
@@ -30,9 +30,6 @@ type Stores struct {
 	// Damaged reports whether an error from OpenDisk or OpenPebble says
 	// the store is damaged.
 	Damaged func(error) bool
-	// CPU writes the CPU's description, a line(name, value) each: brand,
-	// vendor, model, cores, caches, the extensions uriscan can use.
-	CPU func(line func(name, value string))
 	// NewSplit returns a new host splitter (package domain's, with a
 	// cache of its own) under the Public Suffix List's ICANN section, or
 	// with private the private one too: for --get's {etld} {rdn}

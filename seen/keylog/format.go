@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"sync"
 
 	"github.com/uriscan/uriscan/seen"
 )
@@ -59,7 +60,9 @@ const (
 	maxUnits = 1<<32 - 1
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table, made on first use (not by every
+// process that links the key log: see internal/atomicfile).
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // encodeHeader returns the log header of a set with identity id (32 hex
 // digits) and encoded params (nil: none).
@@ -69,7 +72,7 @@ func encodeHeader(id string, params []byte) []byte {
 	copy(h[24:56], id)
 	binary.LittleEndian.PutUint32(h[56:], uint32(len(params)))
 	copy(h[logFixed:], params)
-	c := crc32.Update(crc32.Checksum(h[:60], castagnoli), castagnoli, params)
+	c := crc32.Update(crc32.Checksum(h[:60], castagnoli()), castagnoli(), params)
 	binary.LittleEndian.PutUint32(h[60:], c)
 	return h
 }
@@ -89,7 +92,7 @@ func decodeHeader(data []byte) (id string, params []byte, start int64, err error
 		return "", nil, 0, fmt.Errorf("%w: its header is cut short", ErrDamaged)
 	}
 	params = data[logFixed : logFixed+p]
-	c := crc32.Update(crc32.Checksum(data[:60], castagnoli), castagnoli, params)
+	c := crc32.Update(crc32.Checksum(data[:60], castagnoli()), castagnoli(), params)
 	if c != binary.LittleEndian.Uint32(data[60:]) {
 		return "", nil, 0, fmt.Errorf("%w: its header fails its checksum", ErrDamaged)
 	}
@@ -110,8 +113,8 @@ func putRecordHeader(h []byte, keys []byte) {
 func putHeader(h []byte, tag uint32, body []byte) {
 	binary.LittleEndian.PutUint32(h[0:], tag)
 	binary.LittleEndian.PutUint32(h[4:], uint32(len(body)/unit))
-	binary.LittleEndian.PutUint32(h[8:], crc32.Checksum(body, castagnoli))
-	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(h[:12], castagnoli))
+	binary.LittleEndian.PutUint32(h[8:], crc32.Checksum(body, castagnoli()))
+	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(h[:12], castagnoli()))
 }
 
 // putCommit writes the commit record of run (32 lowercase hex digits,
@@ -152,7 +155,7 @@ func record(data []byte, u int64, check bool) (tag uint32, n int64, ok bool) {
 	h := data[off : off+int64(unit)]
 	tag = binary.LittleEndian.Uint32(h[0:])
 	if tag != recordTag && tag != commitTag ||
-		binary.LittleEndian.Uint32(h[12:]) != crc32.Checksum(h[:12], castagnoli) {
+		binary.LittleEndian.Uint32(h[12:]) != crc32.Checksum(h[:12], castagnoli()) {
 		return 0, 0, false
 	}
 	n = int64(binary.LittleEndian.Uint32(h[4:]))
@@ -160,7 +163,7 @@ func record(data []byte, u int64, check bool) (tag uint32, n int64, ok bool) {
 	if n == 0 || tag == commitTag && n != commitUnits-1 || end > int64(len(data)) {
 		return 0, 0, false
 	}
-	if check && crc32.Checksum(data[off+int64(unit):end], castagnoli) != binary.LittleEndian.Uint32(h[8:]) {
+	if check && crc32.Checksum(data[off+int64(unit):end], castagnoli()) != binary.LittleEndian.Uint32(h[8:]) {
 		return 0, 0, false
 	}
 	return tag, n, true

@@ -1,7 +1,7 @@
 // Package full is what the command (package cli) takes from other
 // packages: the persistent seen-sets, seen/keylog and seen/redis
-// (go-redis), and seen/pebble (Pebble) in a build with the pebble tag; the
-// CPU report of uriscan cpu (klauspost/cpuid); and the Public Suffix List
+// (go-redis), and seen/pebble (Pebble) in a build with the pebble tag; and
+// the Public Suffix List
 // (package domain). cmd/uriscan runs cli.Main(full.Stores); the tests of
 // package cli link it too.
 //
@@ -26,14 +26,13 @@ import (
 	redisstore "github.com/uriscan/uriscan/seen/redis"
 )
 
-// Stores are the stores and the CPU report, for cli.Main.
+// Stores are the stores and the Public Suffix List, for cli.Main.
 var Stores = cli.Stores{
 	OpenDisk:   openDisk,
 	OpenPebble: openPebble,
 	Pebble:     Pebble,
 	OpenRedis:  openRedis,
 	Damaged:    damaged,
-	CPU:        cpuLines,
 	NewSplit:   newSplit,
 }
 
