@@ -18,7 +18,7 @@ import (
 // same kind: another directory, another prefix.
 func ckptStores(t *testing.T, dir string) (stores map[string][]string, newStore func(name string) []string) {
 	stores = map[string][]string{"disk": {"--store", "disk:" + filepath.Join(dir, "seen")}}
-	if linked.Pebble {
+	if testStores.Pebble {
 		stores["pebble"] = []string{"--store", "pebble:" + filepath.Join(dir, "pebble")}
 	}
 	n := 0

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"os"
 	"runtime"
 	"strconv"
@@ -13,8 +12,22 @@ import (
 	"github.com/uriscan/uriscan/normalize"
 )
 
+// cpuCommand is uriscan cpu.
+var cpuCommand = command{
+	name:     "cpu",
+	synopsis: "",
+	summary:  "report the CPU and the classification kernel in use",
+	doc: `Prints the CPU (brand, family, cores, cache sizes), the instruction set
+extensions uriscan can use, and the kernel it chose: avx512, avx2, neon or
+generic. GODEBUG=cpu.avx2=off or cpu.avx512f=off turns kernels off; the
+purego build tag builds without assembly.`,
+	example: `GODEBUG=cpu.avx512f=off uriscan cpu`,
+	takes:   0,
+	setup:   setupCPU,
+}
+
 // setupCPU: "uriscan cpu" reports the CPU and the kernel uriscan chose.
-func setupCPU(fs *flag.FlagSet) func(*env, []string) int {
+func setupCPU(fs *flagSet) func(*env, []string) int {
 	return func(e *env, args []string) int {
 		if len(args) > 0 {
 			e.errw.WriteString("uriscan: cpu takes no arguments\n")

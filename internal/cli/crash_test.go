@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 			os.Exit(99)
 		}
 		os.Args = append([]string{"uriscan"}, args...)
-		code := mainCode()
+		code := Main(testStores)
 		if f := os.Getenv(envCLIPeak); f != "" {
 			// The peak resident set of this process since its exec
 			// (getrusage's ru_maxrss of a child counts its parent's at

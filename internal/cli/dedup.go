@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -18,6 +17,52 @@ import (
 	"github.com/uriscan/uriscan/seen"
 )
 
+// dedupCommand is uriscan dedup.
+var dedupCommand = command{
+	name:     "dedup",
+	synopsis: "[--store memory|disk:DIR|pebble:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--extract [extract's options: --log ..., --schemes ..., --base URI]] [--scope rdn=LIST] [--get TEMPLATE] [--batch N] [--workers N] [FILE...]",
+	summary:  "write the first line of each equivalence class, in input order",
+	doc: `Writes each line whose normal form (--level, as for normalize) has not
+been seen before, in input order, and a summary on standard error: lines,
+blank, invalid, unique, duplicates. Equivalence is decided on the keyed
+128-bit HighwayHash of the normal form. Blank lines are skipped (counted);
+invalid ones are reported on standard error and counted, never written.
+
+The seen-set lives in memory (default), on local disk (disk:DIR, survives
+restarts: a log of the keys, synced per batch, with an index in memory of
+10-21 bytes a key; pebble:DIR keeps a Pebble store instead, slower but for
+sets larger than memory, in a uriscan built with -tags pebble, which also
+opens an earlier version's Pebble set under disk:DIR; without it both are
+refused) or in Redis / Valkey shared by many machines: redis://[USER:PASS@]
+HOST[:PORT][/DB] (rediss:// for TLS; query options as go-redis's ParseURL,
+plus prefix=P), several HOST:PORT separated by commas or redis+cluster:// for
+a Redis Cluster. A disk or Redis store needs --key-file, records the key's
+fingerprint and the level on first use, and refuses a run with others.
+
+Nothing is lost under kill -9: each batch of lines is checked against the
+store, its new lines written and flushed (synced with --output), the
+progress recorded, and only then are its keys added. With --output FILE the
+new lines are written exactly once: progress goes to FILE.checkpoint and a
+rerun of the same command resumes (the file is cut back to the last
+checkpoint and the input is read from there). To standard output they are
+written at least once: a kill may repeat the last batch (and cut its last
+line short), never lose one; --checkpoint F --resume continues from where
+it stopped. Writers sharing a Redis store never lose a URI, but two that
+meet the same new one at the same moment may both write it. With --extract the
+records are the URIs found in each line, not the lines, as extract finds
+them with the same options (--schemes, --any-scheme, --min-scheme, --log
+combined|jsonl|columns, --field, --base, --host-field, --columns,
+--delimiter); a log line of another shape is invalid. A store or
+output error stops the run with the position decided up to. SIGINT and SIGTERM finish the batch, print the summary and exit
+130 / 143. With --workers N (default: the number of CPUs) N goroutines
+parse, normalize and hash the lines while one decides them in input order
+(a memory store in N shards); the output, the reports and the summary are
+the same whatever N.`,
+	example: `uriscan dedup --store disk:/var/lib/crawl/seen --key-file key.hex --output new.txt frontier.txt`,
+	takes:   takesLines | takesPasswords | takesGrammar,
+	setup:   setupDedup,
+}
+
 // defaultDedupBatch is how many records dedup decides at once: enough to
 // amortize a round trip to a shared store and the syncs of --output, small
 // enough to keep output flowing.
@@ -29,7 +74,7 @@ const defaultDedupBatch = 1024
 // standard output at least once. The command reads the inputs, keys each
 // line (normalize.Hasher) and reports; the store is opened as a Go
 // program would open it (normalize.Hasher.Params).
-func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
+func setupDedup(fs *flagSet) func(*env, []string) int {
 	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR (a key log), pebble:DIR (Pebble, for sets larger than memory, in a uriscan built with -tags pebble, which also opens an earlier version's Pebble set under disk:DIR; without it both are refused), redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
 	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisurl.DefaultPrefix+")")
 	passFile := fs.String("redis-password-file", "", "read the password of a Redis --store whose URL has none from the first line of `FILE` (its line end trimmed), not from the command line, which every user of the machine can see; without it, $"+envRedisPassword+" holds it. A password in the URL wins over both, the file over the variable")
@@ -47,9 +92,9 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 	scope := fs.String("scope", "", "keep only the URIs whose registrable domain is in `rdn=LIST` (comma-separated: rdn=example.com,example.org; ICANN rules unless --private-suffixes): the others are not written or recorded, and are counted out of scope (with --extract, left out)")
 	privateSuffixes := fs.Bool("private-suffixes", false, "with --scope or --get, count the Public Suffix List's private section too (user.github.io is then its own registrable domain)")
 	get := getFlags{private: privateSuffixes, spec: fs.String("get", "", "write `TEMPLATE` for the first URI of each equivalence class instead of its line (as written, not its normal form), in trurl's --get syntax (uriscan help get); not with a memory store and --output (a resume refills the set from the output's lines), nor with --rebuild")}
-	workers := addWorkersFlag(fs, "; 1: one goroutine reads, keys and decides each line in turn; more: the workers parse, normalize and hash, and one goroutine decides the records in input order")
+	workers := fs.addWorkers("; 1: one goroutine reads, keys and decides each line in turn; more: the workers parse, normalize and hash, and one goroutine decides the records in input order")
 	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end, before each read that may block (with more workers than one: when the one that decides waits for input), and when it holds 1 MiB of text. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
-	fs.Bool("verify-input", true, "read each gzip, zstd or bzip2 input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see docs/dedup.md). --verify-input=false takes the lines before the damage, then reports the error") // read by dispatch into e.verifyInput
+	fs.shared.verifyInput = fs.Bool("verify-input", true, "read each gzip, zstd or bzip2 input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see docs/dedup.md). --verify-input=false takes the lines before the damage, then reports the error") // (dispatch sets e.verifyInput)
 	return func(e *env, files []string) int {
 		lv, cfg, msg := nf.config(fs, "dedup")
 		if msg != "" {
@@ -126,7 +171,7 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			if d.kt.raw {
 				return e.usageError("dedup: --scope takes URIs apart; --level "+lv.String()+" reads lines as its owner does", e.cmd)
 			}
-			set, msg := parseScope(*scope, linked.NewSplit(*privateSuffixes))
+			set, msg := parseScope(*scope, e.stores.NewSplit(*privateSuffixes))
 			if msg != "" {
 				return e.usageError("dedup: --scope: "+msg, e.cmd)
 			}
@@ -199,10 +244,10 @@ func setupDedup(fs *flag.FlagSet) func(*env, []string) int {
 			}
 			so.Password = pw
 		}
-		set, err := openStore(*store, *prefix, params, so)
+		set, err := e.stores.open(*store, *prefix, params, so)
 		if err != nil {
 			// The store's errors name it (password redacted).
-			e.ioError("dedup: " + storeMessage(err, shown) + storeAdvice(err, *output, resuming))
+			e.ioError("dedup: " + storeMessage(err, shown) + e.stores.advice(err, *output, resuming))
 			e.flush()
 			return exitUsage
 		}

@@ -62,7 +62,7 @@ func (d *deduper) newKeyer() *keyer {
 	kr := d.kt
 	kr.h = d.h.Clone()
 	if kr.scope != nil {
-		kr.hosts = linked.NewSplit(kr.private)
+		kr.hosts = d.e.stores.NewSplit(kr.private)
 	}
 	if kr.x != nil {
 		x := *kr.x

@@ -125,11 +125,11 @@ func paramFlags(p seen.Params) []string {
 	return f
 }
 
-// storeAdvice is what to do about err from opening the store, or "".
-func storeAdvice(err error, output string, resuming bool) string {
+// advice is what to do about err from opening the store, or "".
+func (st *Stores) advice(err error, output string, resuming bool) string {
 	var pe *seen.ParamsError
 	switch {
-	case linked.Damaged != nil && linked.Damaged(err):
+	case st.Damaged != nil && st.Damaged(err):
 		if resuming && output != "" {
 			return "\nuriscan: dedup: once it is removed, rerun with --rebuild to add back the keys of --output " + output + "'s lines into a new store and go on"
 		}
@@ -144,18 +144,18 @@ func storeAdvice(err error, output string, resuming bool) string {
 	return ""
 }
 
-// openStore opens the seen-set a --store value names, recording or
+// open opens the seen-set a --store value names, recording or
 // checking params in a persistent one.
-func openStore(spec, prefix string, params seen.Params, so StoreOptions) (seen.Set, error) {
+func (st *Stores) open(spec, prefix string, params seen.Params, so StoreOptions) (seen.Set, error) {
 	switch {
 	case spec == "memory":
 		return seen.NewMemory(1 << 16), nil
 	case strings.HasPrefix(spec, "disk:"):
-		return openDiskStore("disk", spec[5:], params, so)
+		return st.openDisk("disk", spec[5:], params, so)
 	case strings.HasPrefix(spec, "pebble:"):
-		return openDiskStore("pebble", spec[7:], params, so)
+		return st.openDisk("pebble", spec[7:], params, so)
 	case isRedisURL(spec):
-		return linked.OpenRedis(spec, prefix, params, so)
+		return st.OpenRedis(spec, prefix, params, so)
 	}
 	return nil, errors.New("--store " + redisurl.Redact(spec) + ": want memory, disk:DIR, pebble:DIR, or a redis://, rediss:// or redis+cluster:// URL")
 }

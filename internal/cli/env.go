@@ -23,8 +23,11 @@ const stdinName = "<stdin>"
 type env struct {
 	// tune is how runs cut and read their input (defaultTuning; the
 	// tests give their own).
-	tune  tuning
-	stdin io.Reader
+	tune tuning
+	// stores are the stores and the Public Suffix List (Main's: the
+	// binary's; the tests' own).
+	stores Stores
+	stdin  io.Reader
 	// stdinName names standard input in messages ("<uri>" for --uri).
 	stdinName string
 	cmd       *command      // the command being run

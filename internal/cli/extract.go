@@ -9,6 +9,44 @@ import (
 	getfmt "github.com/uriscan/uriscan/format"
 )
 
+// extractCommand is uriscan extract.
+var extractCommand = command{
+	name:     "extract",
+	synopsis: "[--format text|jsonl|tsv | --get TEMPLATE] [--log combined [--base URI] | --log jsonl --field PATH [--base URI [--host-field PATH]] | --log columns --columns LIST [--delimiter C]] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
+	summary:  "write the URIs found in logs and free text, in input order",
+	doc: `Finds absolute URIs in any text (logs, mail, pages) and writes each one's
+bytes on a line of its own, in input order (so "uriscan extract log | sort
+-u" works); --format jsonl writes {"line","offset","byte_offset","uri",
+"valid","scheme","host"} and tsv the line, offset and URI ("offset" counts
+in the line, "byte_offset" in the input; "file" comes first when the run
+reads several inputs: docs/output.md). The classification
+kernel finds the candidate colons a block at a time; each candidate is
+delimited as RFC 3986 Appendix C recommends (whitespace, quotes, <...>,
+<URL:...>), loses trailing sentence punctuation (. , ; : ! ? ') and any
+unbalanced closing ')' or ']' (Markdown [t](http://a/b) gives http://a/b),
+and is then parsed strictly, cut at its first invalid byte if it must be.
+Schemes: http and https unless told otherwise. The input is read as a
+stream; a URI across two reads is found once.
+
+--log combined reads Common and Combined Log Format lines (Apache, nginx;
+their escapes decoded) and writes the request target (origin-form
+resolved against --base when given), the referer and the URIs in the
+user agent, each with its field in jsonl and tsv; --log jsonl --field PATH
+searches the strings at dotted paths of JSON Lines; with --base it writes a
+field that is an origin-form request target as a whole ("/a?b=1", Caddy's,
+Traefik's, Envoy's request.uri) resolved against --base, with the host of
+each line's --host-field PATH ("request.host") when given; --log columns --columns
+LIST searches the columns of lines split at each --delimiter byte (a tab by
+default), numbered from 1 as cut -f takes them, each match's field "$N"
+(a line without the delimiter is column 1 alone; cut passes it whole).
+With combined or jsonl, a line of another shape is reported (exit 1).
+--summary FILE writes the counts as JSON.`,
+	example: `uriscan extract --log combined --base https://example.org/ --format jsonl access.log.gz
+  uriscan extract --log columns --columns 3,7 --format tsv export.tsv`,
+	takes: takesLines | takesPasswords | takesVerify,
+	setup: setupExtract,
+}
+
 // extractOpts are the options of what extract finds, which dedup
 // --extract takes too.
 type extractOpts struct {
@@ -21,7 +59,7 @@ type extractOpts struct {
 
 // addExtractFlags defines the options of what extract finds on fs; with
 // prefixes their help ("with --extract, ").
-func addExtractFlags(fs *flag.FlagSet, with string) *extractOpts {
+func addExtractFlags(fs *flagSet, with string) *extractOpts {
 	o := &extractOpts{}
 	had := map[string]bool{}
 	fs.VisitAll(func(f *flag.Flag) { had[f.Name] = true })
@@ -64,9 +102,9 @@ func (o *extractOpts) describe(x *uriscan.Extractor) string {
 }
 
 // set reports whether any option of o was given on fs.
-func (o *extractOpts) set(fs *flag.FlagSet) bool {
+func (o *extractOpts) set(fs *flagSet) bool {
 	for _, n := range o.names {
-		if isFlagSet(fs, n) {
+		if fs.given(n) {
 			return true
 		}
 	}
@@ -102,10 +140,10 @@ func (o *extractOpts) build(e *env, format string, get *getfmt.Format, rejects b
 }
 
 // setupExtract: "uriscan extract" writes the URIs found in free text.
-func setupExtract(fs *flag.FlagSet) func(*env, []string) int {
+func setupExtract(fs *flagSet) func(*env, []string) int {
 	format := fs.String("format", "text", "`text` (each URI's bytes, one per line), jsonl or tsv (line, offset in the line, URI; the file first when the run reads several inputs)")
 	opts := addExtractFlags(fs, "")
-	workers := addWorkersFlag(fs, "")
+	workers := fs.addWorkers("")
 	get := addGetFlags(fs, "each URI found (a base-resolved one as resolved)")
 	rejects := fs.Bool("rejects", false, "also report the candidates that are no URI (jsonl: \"valid\":false; text and tsv: on standard error)")
 	summary := fs.String("summary", "", "write a summary (inputs, bytes, URIs, rejections, invalid log lines) to `FILE` as one JSON object; with --errors jsonl it is also the last line on standard error")

@@ -3,39 +3,105 @@ package cli
 import (
 	"flag"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/uriscan/uriscan"
 )
 
-func newFlagSet(c *command) (*flag.FlagSet, func(*env, []string) int) {
-	fs := flag.NewFlagSet("uriscan "+c.name, flag.ContinueOnError)
+// takes says which of the flags several commands share a command has
+// (command.takes): newFlagSet defines them, dispatch reads them.
+type takes uint8
+
+const (
+	// takesLines: --max-line and the report flags (--quiet, --errors,
+	// --max-errors, --allow-invalid, --no-progress): a command that reads
+	// lines.
+	takesLines     takes = 1 << iota
+	takesPasswords       // --show-passwords
+	takesGrammar         // --grammar
+	takesURI             // --uri (-u): URIs given as arguments
+	takesVerify          // --verify-input, off by default (dedup defines its own, on)
+)
+
+// flagSet is a command's flags: the flag.FlagSet its setup defines its own
+// on, and the shared ones as typed values (nil where the command has no
+// such flag), which dispatch reads once the arguments are parsed.
+type flagSet struct {
+	*flag.FlagSet
+	shared sharedFlags
+}
+
+// sharedFlags are the values of the flags several commands share.
+type sharedFlags struct {
+	maxLine       *int
+	quiet         *bool
+	errors        *string
+	maxErrors     *int64
+	allowInvalid  *bool
+	noProgress    *bool
+	showPasswords *bool
+	grammar       *string
+	uris          *stringsFlag
+	verifyInput   *bool
+	workers       *int
+}
+
+// newFlagSet defines c's flags: the shared ones c.takes, then c's own (its
+// setup, which returns the function that runs it).
+func newFlagSet(c *command) (*flagSet, func(*env, []string) int) {
+	fs := &flagSet{FlagSet: flag.NewFlagSet("uriscan "+c.name, flag.ContinueOnError)}
 	fs.SetOutput(io.Discard) // errors and help are printed by dispatch
 	fs.Usage = func() {}
-	if c.name != "cpu" { // every command that reads lines
-		fs.Int("max-line", uriscan.DefaultMaxLine, "the longest line taken, in `bytes`; a longer one is invalid (reported with its length) and read past without being held in memory")
-		addReportFlags(fs)
+	o := &fs.shared
+	if c.takes&takesLines != 0 {
+		o.maxLine = fs.Int("max-line", uriscan.DefaultMaxLine, "the longest line taken, in `bytes`; a longer one is invalid (reported with its length) and read past without being held in memory")
+		fs.addReportFlags()
 	}
-	switch c.name {
-	case "validate", "split", "normalize", "resolve", "dedup", "extract":
-		addShowPasswordsFlag(fs)
+	if c.takes&takesPasswords != 0 {
+		o.showPasswords = fs.Bool("show-passwords", false, "write passwords in userinfo as they are; by default every output and report shows \"user:"+uriscan.Redacted+"@\" (RFC 3986 §7.5)")
 	}
-	switch c.name {
-	case "validate", "split", "normalize", "resolve", "dedup":
-		fs.String("grammar", "rfc3986", "`rfc3986`, or rfc2396: RFC 2396 with RFC 2732's IPv6 literals, the grammar java.net.URI follows (docs/rfc2396.md lists the differences)")
+	if c.takes&takesGrammar != 0 {
+		o.grammar = fs.String("grammar", "rfc3986", "`rfc3986`, or rfc2396: RFC 2396 with RFC 2732's IPv6 literals, the grammar java.net.URI follows (docs/rfc2396.md lists the differences)")
 	}
-	switch c.name {
-	case "validate", "split", "normalize", "resolve":
-		var uris stringsFlag
-		fs.Var(&uris, "uri", "a `URI` to read, as if it were an input line, instead of the files; repeatable")
-		fs.Var(&uris, "u", "short for --uri")
+	if c.takes&takesURI != 0 {
+		o.uris = new(stringsFlag)
+		fs.Var(o.uris, "uri", "a `URI` to read, as if it were an input line, instead of the files; repeatable")
+		fs.Var(o.uris, "u", "short for --uri")
 	}
-	switch c.name {
-	case "validate", "split", "normalize", "resolve", "extract": // dedup: its own, on by default
-		fs.Bool("verify-input", false, "read each gzip, zstd or bzip2 input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2); a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. Without it the lines before the damage are written, then the error")
+	if c.takes&takesVerify != 0 {
+		o.verifyInput = fs.Bool("verify-input", false, "read each gzip, zstd or bzip2 input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2); a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. Without it the lines before the damage are written, then the error")
 	}
 	return fs, c.setup(fs)
+}
+
+// given reports whether the flag name was given on the command line (not
+// left at its default): for the messages that name flags that contradict
+// each other.
+func (fs *flagSet) given(name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// addReportFlags defines --quiet, --errors, --max-errors, --allow-invalid
+// and --no-progress.
+func (fs *flagSet) addReportFlags() {
+	o := &fs.shared
+	o.quiet = fs.Bool("quiet", false, "do not report invalid lines on standard error (the exit status still says; I/O errors are still reported)")
+	fs.BoolVar(o.quiet, "q", false, "short for --quiet")
+	o.errors = fs.String("errors", "text", "how invalid lines are reported on standard error: `text` (FILE:LINE: offset N: REASON) or jsonl ({\"line\",\"offset\",\"reason\",\"input\"}, \"file\" first when the run reads several inputs)")
+	o.noProgress = fs.Bool("no-progress", false, "draw no progress bar (one is drawn on standard error when it is a terminal)")
+	o.allowInvalid = fs.Bool("allow-invalid", false, "invalid lines are still reported, but do not make the exit status 1 (for pipelines under set -o pipefail where invalid lines are expected); not with --max-errors")
+	o.maxErrors = fs.Int64("max-errors", 0, "stop after `N` invalid lines, with exit status 1 (0: never); the output stops right after the N-th")
+}
+
+// addWorkers defines --workers; more is added to its help. Dispatch makes
+// 0 the number of CPUs.
+func (fs *flagSet) addWorkers(more string) *int {
+	fs.shared.workers = fs.Int("workers", runtime.GOMAXPROCS(0), "how many `goroutines` handle the input (0: the number of CPUs); the output is the same, in input order, whatever the number"+more)
+	return fs.shared.workers
 }
 
 // flagError words a flag parsing error with the flag as the user typed it

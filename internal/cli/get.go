@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"strconv"
 
 	"github.com/uriscan/uriscan"
@@ -16,7 +15,7 @@ type getFlags struct {
 	private *bool
 }
 
-func addGetFlags(fs *flag.FlagSet, what string) getFlags {
+func addGetFlags(fs *flagSet, what string) getFlags {
 	return getFlags{
 		spec:    fs.String("get", "", "write `TEMPLATE` for "+what+" instead, in trurl's --get syntax: {scheme} {user} {password} {host} {port} {path} {query} {fragment} {url} {query:KEY} {query-all:KEY} {query-keys} {path:N} {etld} {rdn} {subdomain}, decoded unless written {:name}; {default:port}; \\t \\n (uriscan help get)"),
 		private: fs.Bool("private-suffixes", false, "with --get, {etld}, {rdn} and {subdomain} count the Public Suffix List's private section too (user.github.io is then registrable under github.io)"),
@@ -27,8 +26,8 @@ func addGetFlags(fs *flag.FlagSet, what string) getFlags {
 // usage error's exit status.
 // domains says whether another flag of the command splits hosts (then
 // --private-suffixes goes with it too).
-func (g getFlags) compile(e *env, cmd string, fs *flag.FlagSet, domains bool) (*getfmt.Format, int, bool) {
-	if !isFlagSet(fs, "get") {
+func (g getFlags) compile(e *env, cmd string, fs *flagSet, domains bool) (*getfmt.Format, int, bool) {
+	if !fs.given("get") {
 		if *g.private && !domains {
 			what := map[string]string{"split": "--get or --domains", "dedup": "--get or --scope"}[cmd]
 			if what == "" {
@@ -38,7 +37,7 @@ func (g getFlags) compile(e *env, cmd string, fs *flag.FlagSet, domains bool) (*
 		}
 		return nil, 0, true
 	}
-	newSplit := func() getfmt.SplitFunc { return linked.NewSplit(*g.private) }
+	newSplit := func() getfmt.SplitFunc { return e.stores.NewSplit(*g.private) }
 	f, err := getfmt.Compile(*g.spec, newSplit)
 	if err != nil {
 		var se *getfmt.SyntaxError
@@ -105,9 +104,10 @@ are uriscan's.
 `,
 }
 
-// splitter returns a new host splitter under --private-suffixes' rules.
-func (g getFlags) splitter() hostSplit {
-	return linked.NewSplit(*g.private)
+// splitter returns a new host splitter of st under --private-suffixes'
+// rules.
+func (g getFlags) splitter(st *Stores) hostSplit {
+	return st.NewSplit(*g.private)
 }
 
 // hostSplit is a Stores.NewSplit splitter.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -22,15 +21,11 @@ import (
 // Main runs the command the process's arguments give, with the Stores
 // this binary links (every field set: full.Stores), and returns its exit
 // status.
+//
+// SIGINT and SIGTERM are handled (see env.interrupted).
 func Main(s Stores) int {
-	linked = s
-	return mainCode()
-}
-
-// mainCode runs the command the process's arguments give, with SIGINT and
-// SIGTERM handled (see env.interrupted), and returns the exit status.
-func mainCode() int {
 	e := newEnv(os.Stdin, os.Stdout, os.Stderr)
+	e.stores = s
 	e.tty = os.Stderr
 	e.process = true
 	widenPipe(os.Stdout)
@@ -65,176 +60,12 @@ type command struct {
 	example  string // one shell command line
 	// setup defines the command's flags on fs and returns the function that
 	// runs it on the positional arguments (the input files) once fs is parsed.
-	setup func(fs *flag.FlagSet) func(e *env, files []string) int
+	setup func(fs *flagSet) func(e *env, files []string) int
+	// takes says which shared flags the command has (see flagSet).
+	takes takes
 }
 
-var commands = []*command{
-	{
-		name:     "split",
-		synopsis: "[--format jsonl|tsv [--header]] [--flags] [--domains [--private-suffixes]] [--get TEMPLATE] [FILE...]",
-		summary:  "write each line's components as one JSON object (or TSV row) per line",
-		doc: `Writes one JSON object per input line, in input order. A valid line gives
-"valid":true and its components: null for an undefined component, "" for a
-defined empty one, each exactly as written (nothing is decoded). An invalid
-line gives "valid":false and "error":{"offset":N,"reason":"..."}, and its
-position and reason also go to standard error. A line that is not valid
-UTF-8 is written as "input_base64" instead of "input".
-
---format tsv writes the same record as one tab-separated row per line, in
-PostgreSQL's COPY text format: the columns are [file] line input valid scheme
-userinfo host host_type port path query fragment error_offset error_reason,
-and with --flags warnings (comma-separated) and ipv4. \N is an undefined
-component, an empty field a defined empty one; in a field, backslash, tab,
-newline and carriage return are written \\, \t, \n and \r, other control
-bytes and bytes that are not UTF-8 \xHH (only an invalid line's input can
-hold them; PostgreSQL's COPY refuses a NUL or such bytes in a text column).
---header writes the column names first.
-
---domains adds the host split at its public suffix (Public Suffix List,
-ICANN section unless --private-suffixes): "etld", "rdn" (the registrable
-domain) and "subdomain", all null for a host with no registrable domain
-(an IP address, a single label, a public suffix itself).
-
---get TEMPLATE writes the template instead, filled from each valid line
-(trurl's syntax: uriscan help get); an invalid line gives an empty line.`,
-		example: `printf 'http://h?\nhttp://a b\n' | uriscan split`,
-		setup:   setupSplit,
-	},
-	{
-		name:     "validate",
-		synopsis: "[FILE...]",
-		summary:  "print the invalid lines with line number, offset and reason",
-		doc: `Prints nothing for a valid line; for an invalid one prints
-FILE:LINE: offset N: REASON: "INPUT" on standard output (these reports are
-validate's output, where the other commands write theirs on standard
-error). --quiet prints nothing: the exit status says whether every line is
-valid, as grep -q. --errors jsonl prints one JSON record per invalid line,
-the other commands' report records.`,
-		example: `uriscan validate urls.txt.gz`,
-		setup:   setupValidate,
-	},
-	{
-		name:     "resolve",
-		synopsis: "--base URI [--non-strict] [FILE...]",
-		summary:  "resolve each reference against a base URI (RFC 3986 §5.2)",
-		doc: `Writes each reference resolved against the base URI (strict RFC 3986
-§5.2), one output line per input line. An invalid line gives an empty output
-line, and its position and reason go to standard error.`,
-		example: `printf '../g\n?y\n#s\n' | uriscan resolve --base 'http://a/b/c/d;p?q'`,
-		setup:   setupResolve,
-	},
-	{
-		name:     "normalize",
-		synopsis: "[--level syntax|scheme|crawler|shape|safebrowsing|w3lib] [--repair] [--format text|jsonl | --get TEMPLATE] [--key-file F] [FILE...]",
-		summary:  "write each line's RFC 3986 §6 normal form",
-		doc: `Writes each line's normal form, one output line per input line: syntax
-level (§6.2.2: case, percent-encodings, dot segments), scheme level (also
-§6.2.3: default and empty ports, empty http(s) path), or crawler level (also
-heuristics that are not RFC equivalences: drop fragment, strip session and
-tracking parameters, sort the query, drop an empty query, collapse slashes,
-strip www., drop index pages), or shape level (crawler, then ids in the
-path written :int, :uuid, :date or :hex and the query reduced to its sorted
-keys, so that "similar" URLs are one: dedup --level shape keeps one of
-each). --repair percent-encodes what the strict
-grammar rejects in an invalid line, as browsers do, and reports it on
-standard error; the line still counts as invalid. With --format jsonl each
-line is {"line":N,"input":...,"valid":true,"normalized":...,"hash":HEX}, the hash being the
-keyed HighwayHash-128 of the normal form (random key unless --key-file). An
-invalid line gives an empty line (its JSON error object with jsonl), and its
-position and reason go to standard error.`,
-		example: `printf 'HTTP://Example.COM:80/a/./b/%%7e\n' | uriscan normalize`,
-		setup:   setupNormalize,
-	},
-	{
-		name:     "dedup",
-		synopsis: "[--store memory|disk:DIR|pebble:DIR|redis://...] [--key-file F] [--output FILE | --checkpoint F --resume] [--level L] [--extract [extract's options: --log ..., --schemes ..., --base URI]] [--scope rdn=LIST] [--get TEMPLATE] [--batch N] [--workers N] [FILE...]",
-		summary:  "write the first line of each equivalence class, in input order",
-		doc: `Writes each line whose normal form (--level, as for normalize) has not
-been seen before, in input order, and a summary on standard error: lines,
-blank, invalid, unique, duplicates. Equivalence is decided on the keyed
-128-bit HighwayHash of the normal form. Blank lines are skipped (counted);
-invalid ones are reported on standard error and counted, never written.
-
-The seen-set lives in memory (default), on local disk (disk:DIR, survives
-restarts: a log of the keys, synced per batch, with an index in memory of
-10-21 bytes a key; pebble:DIR keeps a Pebble store instead, slower but for
-sets larger than memory, in a uriscan built with -tags pebble, which also
-opens an earlier version's Pebble set under disk:DIR; without it both are
-refused) or in Redis / Valkey shared by many machines: redis://[USER:PASS@]
-HOST[:PORT][/DB] (rediss:// for TLS; query options as go-redis's ParseURL,
-plus prefix=P), several HOST:PORT separated by commas or redis+cluster:// for
-a Redis Cluster. A disk or Redis store needs --key-file, records the key's
-fingerprint and the level on first use, and refuses a run with others.
-
-Nothing is lost under kill -9: each batch of lines is checked against the
-store, its new lines written and flushed (synced with --output), the
-progress recorded, and only then are its keys added. With --output FILE the
-new lines are written exactly once: progress goes to FILE.checkpoint and a
-rerun of the same command resumes (the file is cut back to the last
-checkpoint and the input is read from there). To standard output they are
-written at least once: a kill may repeat the last batch (and cut its last
-line short), never lose one; --checkpoint F --resume continues from where
-it stopped. Writers sharing a Redis store never lose a URI, but two that
-meet the same new one at the same moment may both write it. With --extract the
-records are the URIs found in each line, not the lines, as extract finds
-them with the same options (--schemes, --any-scheme, --min-scheme, --log
-combined|jsonl|columns, --field, --base, --host-field, --columns,
---delimiter); a log line of another shape is invalid. A store or
-output error stops the run with the position decided up to. SIGINT and SIGTERM finish the batch, print the summary and exit
-130 / 143. With --workers N (default: the number of CPUs) N goroutines
-parse, normalize and hash the lines while one decides them in input order
-(a memory store in N shards); the output, the reports and the summary are
-the same whatever N.`,
-		example: `uriscan dedup --store disk:/var/lib/crawl/seen --key-file key.hex --output new.txt frontier.txt`,
-		setup:   setupDedup,
-	},
-	{
-		name:     "extract",
-		synopsis: "[--format text|jsonl|tsv | --get TEMPLATE] [--log combined [--base URI] | --log jsonl --field PATH [--base URI [--host-field PATH]] | --log columns --columns LIST [--delimiter C]] [--schemes LIST | --any-scheme] [--rejects] [FILE...]",
-		summary:  "write the URIs found in logs and free text, in input order",
-		doc: `Finds absolute URIs in any text (logs, mail, pages) and writes each one's
-bytes on a line of its own, in input order (so "uriscan extract log | sort
--u" works); --format jsonl writes {"line","offset","byte_offset","uri",
-"valid","scheme","host"} and tsv the line, offset and URI ("offset" counts
-in the line, "byte_offset" in the input; "file" comes first when the run
-reads several inputs: docs/output.md). The classification
-kernel finds the candidate colons a block at a time; each candidate is
-delimited as RFC 3986 Appendix C recommends (whitespace, quotes, <...>,
-<URL:...>), loses trailing sentence punctuation (. , ; : ! ? ') and any
-unbalanced closing ')' or ']' (Markdown [t](http://a/b) gives http://a/b),
-and is then parsed strictly, cut at its first invalid byte if it must be.
-Schemes: http and https unless told otherwise. The input is read as a
-stream; a URI across two reads is found once.
-
---log combined reads Common and Combined Log Format lines (Apache, nginx;
-their escapes decoded) and writes the request target (origin-form
-resolved against --base when given), the referer and the URIs in the
-user agent, each with its field in jsonl and tsv; --log jsonl --field PATH
-searches the strings at dotted paths of JSON Lines; with --base it writes a
-field that is an origin-form request target as a whole ("/a?b=1", Caddy's,
-Traefik's, Envoy's request.uri) resolved against --base, with the host of
-each line's --host-field PATH ("request.host") when given; --log columns --columns
-LIST searches the columns of lines split at each --delimiter byte (a tab by
-default), numbered from 1 as cut -f takes them, each match's field "$N"
-(a line without the delimiter is column 1 alone; cut passes it whole).
-With combined or jsonl, a line of another shape is reported (exit 1).
---summary FILE writes the counts as JSON.`,
-		example: `uriscan extract --log combined --base https://example.org/ --format jsonl access.log.gz
-  uriscan extract --log columns --columns 3,7 --format tsv export.tsv`,
-		setup: setupExtract,
-	},
-	{
-		name:     "cpu",
-		synopsis: "",
-		summary:  "report the CPU and the classification kernel in use",
-		doc: `Prints the CPU (brand, family, cores, cache sizes), the instruction set
-extensions uriscan can use, and the kernel it chose: avx512, avx2, neon or
-generic. GODEBUG=cpu.avx2=off or cpu.avx512f=off turns kernels off; the
-purego build tag builds without assembly.`,
-		example: `GODEBUG=cpu.avx512f=off uriscan cpu`,
-		setup:   setupCPU,
-	},
-}
+var commands = []*command{&splitCommand, &validateCommand, &resolveCommand, &normalizeCommand, &dedupCommand, &extractCommand, &cpuCommand}
 
 func lookup(name string) *command {
 	for _, c := range commands {
@@ -243,11 +74,6 @@ func lookup(name string) *command {
 		}
 	}
 	return nil
-}
-
-// run is the whole program; main only binds it to the process.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return newEnv(stdin, stdout, stderr).run(args)
 }
 
 func (e *env) run(args []string) int {
@@ -307,52 +133,52 @@ func (e *env) dispatch(args []string) int {
 		}
 		e.cmd = c
 		fs, runCmd := newFlagSet(c)
-		files, err := parseInterspersed(fs, args[1:])
+		files, err := parseInterspersed(fs.FlagSet, args[1:])
 		if errors.Is(err, flag.ErrHelp) {
 			commandUsage(e.out, c)
 			return exitOK
 		}
 		if err != nil {
-			return e.usageError(c.name+": "+flagError(err, fs, args[1:]), c)
+			return e.usageError(c.name+": "+flagError(err, fs.FlagSet, args[1:]), c)
 		}
 		e.rep.withFile, e.rep.cmd = len(files) > 1, c.name
-		if f := fs.Lookup("max-line"); f != nil {
-			n := f.Value.(flag.Getter).Get().(int)
-			if n < 1 || n > uriscan.MaxLength-2 {
+		o := &fs.shared
+		if o.maxLine != nil {
+			if n := *o.maxLine; n < 1 || n > uriscan.MaxLength-2 {
 				return e.usageError(fmt.Sprintf("%s: --max-line must be between 1 and %d, not %d", c.name, uriscan.MaxLength-2, n), c)
 			}
-			e.sc.ls.SetMaxLine(n)
+			e.sc.ls.SetMaxLine(*o.maxLine)
 		}
-		if f := fs.Lookup("errors"); f != nil {
-			switch v := f.Value.String(); v {
+		if o.errors != nil {
+			switch v := *o.errors; v {
 			case "text", "jsonl":
 				e.rep.jsonl = v == "jsonl"
 			default:
 				return e.usageError(c.name+": --errors must be text or jsonl, not "+strconv.Quote(v), c)
 			}
-			e.rep.quiet = fs.Lookup("quiet").Value.(flag.Getter).Get().(bool)
-			if e.rep.max = fs.Lookup("max-errors").Value.(flag.Getter).Get().(int64); e.rep.max < 0 {
+			e.rep.quiet = *o.quiet
+			if e.rep.max = *o.maxErrors; e.rep.max < 0 {
 				return e.usageError(c.name+": --max-errors must be 0 (no limit) or more", c)
 			}
-			if e.allowInvalid = fs.Lookup("allow-invalid").Value.(flag.Getter).Get().(bool); e.allowInvalid && e.rep.max > 0 {
+			if e.allowInvalid = *o.allowInvalid; e.allowInvalid && e.rep.max > 0 {
 				return e.usageError(c.name+": --allow-invalid and --max-errors contradict each other (one ignores invalid lines for the exit status, the other stops on them)", c)
 			}
 		}
-		if f := fs.Lookup("grammar"); f != nil {
-			g, ok := uriscan.ParseGrammar(f.Value.String())
+		if o.grammar != nil {
+			g, ok := uriscan.ParseGrammar(*o.grammar)
 			if !ok {
-				return e.usageError(c.name+": --grammar must be rfc3986 or rfc2396, not "+strconv.Quote(f.Value.String()), c)
+				return e.usageError(c.name+": --grammar must be rfc3986 or rfc2396, not "+strconv.Quote(*o.grammar), c)
 			}
 			e.sc.grammar = g
 		}
-		if f := fs.Lookup("show-passwords"); f != nil {
-			e.rep.showPasswords = f.Value.(flag.Getter).Get().(bool)
+		if o.showPasswords != nil {
+			e.rep.showPasswords = *o.showPasswords
 		}
-		if f := fs.Lookup("verify-input"); f != nil { // (dedup's default is true: see setupDedup)
-			e.verifyInput = f.Value.(flag.Getter).Get().(bool)
+		if o.verifyInput != nil {
+			e.verifyInput = *o.verifyInput
 		}
-		if f := fs.Lookup("uri"); f != nil {
-			if uris := *f.Value.(*stringsFlag); len(uris) > 0 {
+		if o.uris != nil {
+			if uris := *o.uris; len(uris) > 0 {
 				if len(files) > 0 {
 					return e.usageError(c.name+": give --uri or files, not both", c)
 				}
@@ -364,15 +190,15 @@ func (e *env) dispatch(args []string) int {
 				e.stdin, e.stdinName, files = strings.NewReader(strings.Join(uris, "\n")+"\n"), "<uri>", []string{"-"}
 			}
 		}
-		if f := fs.Lookup("workers"); f != nil {
-			switch n := f.Value.(flag.Getter).Get().(int); {
+		if o.workers != nil {
+			switch n := *o.workers; {
 			case n < 0:
 				return e.usageError(fmt.Sprintf("%s: --workers must be 0 (the number of CPUs) or more, not %d", c.name, n), c)
 			case n == 0:
-				f.Value.Set(strconv.Itoa(runtime.GOMAXPROCS(0)))
+				*o.workers = runtime.GOMAXPROCS(0)
 			}
 		}
-		if f := fs.Lookup("no-progress"); f != nil && !f.Value.(flag.Getter).Get().(bool) && !e.rep.quiet {
+		if o.noProgress != nil && !*o.noProgress && !e.rep.quiet {
 			e.prog = e.startProgress(c.name, files, e.tty)
 		}
 		return runCmd(e, files)

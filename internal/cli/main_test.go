@@ -41,7 +41,7 @@ func cliT(t *testing.T, tn tuning, stdin string, args ...string) (code int, stdo
 func cliReaderT(t *testing.T, tn tuning, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	e := newEnv(stdin, &out, &errb)
+	e := newTestEnv(stdin, &out, &errb)
 	e.tune = tn
 	code = e.run(args)
 	return code, out.String(), errb.String()

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/hex"
 	"errors"
-	"flag"
 	"strconv"
 	"strings"
 
@@ -11,8 +10,33 @@ import (
 	"github.com/uriscan/uriscan/normalize"
 )
 
+// normalizeCommand is uriscan normalize.
+var normalizeCommand = command{
+	name:     "normalize",
+	synopsis: "[--level syntax|scheme|crawler|shape|safebrowsing|w3lib] [--repair] [--format text|jsonl | --get TEMPLATE] [--key-file F] [FILE...]",
+	summary:  "write each line's RFC 3986 §6 normal form",
+	doc: `Writes each line's normal form, one output line per input line: syntax
+level (§6.2.2: case, percent-encodings, dot segments), scheme level (also
+§6.2.3: default and empty ports, empty http(s) path), or crawler level (also
+heuristics that are not RFC equivalences: drop fragment, strip session and
+tracking parameters, sort the query, drop an empty query, collapse slashes,
+strip www., drop index pages), or shape level (crawler, then ids in the
+path written :int, :uuid, :date or :hex and the query reduced to its sorted
+keys, so that "similar" URLs are one: dedup --level shape keeps one of
+each). --repair percent-encodes what the strict
+grammar rejects in an invalid line, as browsers do, and reports it on
+standard error; the line still counts as invalid. With --format jsonl each
+line is {"line":N,"input":...,"valid":true,"normalized":...,"hash":HEX}, the hash being the
+keyed HighwayHash-128 of the normal form (random key unless --key-file). An
+invalid line gives an empty line (its JSON error object with jsonl), and its
+position and reason go to standard error.`,
+	example: `printf 'HTTP://Example.COM:80/a/./b/%%7e\n' | uriscan normalize`,
+	takes:   takesLines | takesPasswords | takesGrammar | takesURI | takesVerify,
+	setup:   setupNormalize,
+}
+
 // setupNormalize: "uriscan normalize" writes each line's normal form.
-func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
+func setupNormalize(fs *flagSet) func(*env, []string) int {
 	nf := addNormFlags(fs)
 	format := fs.String("format", "text", "`text` (one normal form per line), jsonl (JSON with the hash) or surt (each line's SURT key, as the Internet Archive's surt() computes it with its default canonicalization; --level does not apply)")
 	surtScheme := fs.Bool("surt-scheme", false, "with --format surt: write the scheme, \"http://(com,example,)/\" (surt's with_scheme)")
@@ -20,7 +44,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 	surtPS := fs.Bool("surt-public-suffix", false, "with --format surt: write the host's registrable domain (ICANN rules) instead of the host, \"(com,example)/\" for www.example.com (surt's public_suffix)")
 	surtWWW := fs.Bool("surt-keep-www", false, "with --format surt: keep a leading \"www.\" label (surt's host_massage=False)")
 	keyFile := fs.String("key-file", "", "`file` with the 32-byte hash key as 64 hex digits (default: a random key per run)")
-	workers := addWorkersFlag(fs, "")
+	workers := fs.addWorkers("")
 	get := addGetFlags(fs, "the normal form of each valid line (an empty line for an invalid one)")
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
 	return func(e *env, files []string) int {
@@ -32,7 +56,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 		if !ok {
 			return code
 		}
-		if tmpl != nil && (isFlagSet(fs, "format") || lv.Raw()) {
+		if tmpl != nil && (fs.given("format") || lv.Raw()) {
 			return e.usageError("normalize: --get writes the parts of the RFC 3986 normal form (levels syntax, scheme, crawler), one line each: not with --format or this --level", e.cmd)
 		}
 		jsonl := false
@@ -42,7 +66,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			jsonl = true
 		case "surt":
 			for _, f := range []string{"level", "repair", "key-file", "grammar"} {
-				if isFlagSet(fs, f) {
+				if fs.given(f) {
 					return e.usageError("normalize: --format surt does its own canonicalization (surt's): --"+f+" does not apply", e.cmd)
 				}
 			}
@@ -58,7 +82,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 				redact := e.rep.redacts()
 				opts := opts
 				if *surtPS { // surt's public suffix: tldextract's, ICANN rules
-					split := linked.NewSplit(false)
+					split := e.stores.NewSplit(false)
 					opts.PublicSuffix = func(host string) string {
 						_, rdn, _, _ := split(host)
 						return rdn
@@ -79,7 +103,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 			return e.usageError("normalize: --format must be text, jsonl or surt, not "+strconv.Quote(*format), e.cmd)
 		}
 		for _, f := range []string{"surt-scheme", "surt-trailing-comma", "surt-keep-www", "surt-public-suffix"} {
-			if isFlagSet(fs, f) {
+			if fs.given(f) {
 				return e.usageError("normalize: --"+f+" goes with --format surt", e.cmd)
 			}
 		}

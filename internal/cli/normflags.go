@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"strconv"
 
 	"github.com/uriscan/uriscan/normalize"
@@ -36,7 +35,7 @@ var heuristicFlags = []struct {
 	{normalize.IDNA, "write a Unicode (percent-encoded UTF-8) host as its A-label, by UTS #46 as browsers look it up"},
 }
 
-func addNormFlags(fs *flag.FlagSet) *normFlags {
+func addNormFlags(fs *flagSet) *normFlags {
 	f := &normFlags{
 		level:    fs.String("level", "scheme", "`syntax` (RFC 3986 §6.2.2), scheme (§6.2.2 and §6.2.3), crawler (scheme and every non-RFC heuristic below; with heuristic flags, only those), shape (crawler, then ids in the path as :int, :uuid, :date, :hex and the query as its sorted keys: \"similar\" URLs are one, as uro and urldedupe -s see them), safebrowsing (Google Safe Browsing's canonicalization) or w3lib (Python w3lib's canonicalize_url, as Scrapy fingerprints requests); the last two read any line as their owner does"),
 		keepDots: fs.Bool("keep-encoded-dots", false, "keep a path segment written %2E or %2E%2E encoded instead of removing it as a dot segment (RFC 3986 §6.2.2's order), so that normal forms resolve references as the original does"),
@@ -53,14 +52,14 @@ func addNormFlags(fs *flag.FlagSet) *normFlags {
 // config returns the level and the normalizer the flags give, or a usage
 // error. (What a persistent store records of them is the hasher's:
 // normalize.Hasher.Params.)
-func (f *normFlags) config(fs *flag.FlagSet, cmd string) (normalize.Level, normalize.Normalizer, string) {
+func (f *normFlags) config(fs *flagSet, cmd string) (normalize.Level, normalize.Normalizer, string) {
 	lv, ok := normalize.ParseLevel(*f.level)
 	if !ok {
 		return 0, normalize.Normalizer{}, cmd + ": --level must be syntax, scheme, crawler, shape, safebrowsing or w3lib, not " + strconv.Quote(*f.level)
 	}
 	if lv.Raw() {
 		for _, name := range []string{"keep-encoded-dots", "keep-rootless-dots", "ipv6-rfc5952", "strip-param"} {
-			if isFlagSet(fs, name) {
+			if fs.given(name) {
 				return 0, normalize.Normalizer{}, cmd + ": --" + name + " applies to the RFC levels and crawler, not --level " + *f.level + " (which is its owner's canonicalization, exactly)"
 			}
 		}
@@ -81,7 +80,7 @@ func (f *normFlags) config(fs *flag.FlagSet, cmd string) (normalize.Level, norma
 		n.StripParams = f.stripParams
 	}
 	if n.Heuristics != 0 {
-		if isFlagSet(fs, "level") && lv != normalize.Crawler && lv != normalize.Shape {
+		if fs.given("level") && lv != normalize.Crawler && lv != normalize.Shape {
 			return 0, n, cmd + ": the heuristic flags apply at --level crawler or shape (on top of scheme), not " + *f.level
 		}
 		if lv != normalize.Shape {

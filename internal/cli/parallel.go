@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"os"
 	"runtime"
@@ -133,11 +132,6 @@ type (
 	lineFn      func(k *sink, name string, s *recordScanner)
 	lineFactory func() lineFn
 )
-
-// addWorkersFlag defines --workers on fs; more is added to its help.
-func addWorkersFlag(fs *flag.FlagSet, more string) *int {
-	return fs.Int("workers", runtime.GOMAXPROCS(0), "how many `goroutines` handle the input (0: the number of CPUs); the output is the same, in input order, whatever the number"+more)
-}
 
 // eachLine runs the line command that newFn makes over files with the
 // given number of workers, and returns the exit status.

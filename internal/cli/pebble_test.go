@@ -14,7 +14,7 @@ import (
 // (make test runs this package again with -tags pebble).
 func needPebble(t *testing.T) {
 	t.Helper()
-	if !linked.Pebble {
+	if !testStores.Pebble {
 		t.Skip("built without the Pebble store (go test -tags pebble runs it)")
 	}
 }
@@ -24,7 +24,7 @@ func needPebble(t *testing.T) {
 // (exit 2) saying how to get the build with it, and nothing is made or
 // changed.
 func TestNoPebble(t *testing.T) {
-	if linked.Pebble {
+	if testStores.Pebble {
 		t.Skip("built with the pebble tag")
 	}
 	dir := t.TempDir()

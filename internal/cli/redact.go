@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 
 	"github.com/uriscan/uriscan"
 )
@@ -15,11 +14,6 @@ import (
 // first "/", "?" or "#" after "//", whatever bytes it holds). What is
 // compared and hashed (dedup's identity, normalize's "hash") is the URI
 // as shown, password redacted.
-
-// addShowPasswordsFlag defines --show-passwords on fs.
-func addShowPasswordsFlag(fs *flag.FlagSet) {
-	fs.Bool("show-passwords", false, "write passwords in userinfo as they are; by default every output and report shows \"user:"+uriscan.Redacted+"@\" (RFC 3986 §7.5)")
-}
 
 // redacts reports whether passwords are redacted (r nil: yes).
 func (r *reports) redacts() bool { return r == nil || !r.showPasswords }

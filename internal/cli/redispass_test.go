@@ -145,7 +145,7 @@ func TestRedisPasswordStore(t *testing.T) {
 	}
 	params := h.Settings()
 	open := func(spec, password string) error {
-		s, err := openStore(spec+"?prefix=uriscan-test:"+t.Name()+":", "", params, StoreOptions{Password: password})
+		s, err := testStores.open(spec+"?prefix=uriscan-test:"+t.Name()+":", "", params, StoreOptions{Password: password})
 		if err == nil {
 			s.Close()
 			return nil

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"strconv"
 )
@@ -25,17 +24,6 @@ type reports struct {
 	stopped bool
 	// showPasswords: --show-passwords (see redact.go).
 	showPasswords bool
-}
-
-// addReportFlags defines --quiet, --errors and --max-errors on fs.
-func addReportFlags(fs *flag.FlagSet) (quiet *bool, format *string, maxErrors *int64) {
-	quiet = fs.Bool("quiet", false, "do not report invalid lines on standard error (the exit status still says; I/O errors are still reported)")
-	fs.BoolVar(quiet, "q", false, "short for --quiet")
-	format = fs.String("errors", "text", "how invalid lines are reported on standard error: `text` (FILE:LINE: offset N: REASON) or jsonl ({\"line\",\"offset\",\"reason\",\"input\"}, \"file\" first when the run reads several inputs)")
-	fs.Bool("no-progress", false, "draw no progress bar (one is drawn on standard error when it is a terminal)")
-	fs.Bool("allow-invalid", false, "invalid lines are still reported, but do not make the exit status 1 (for pipelines under set -o pipefail where invalid lines are expected); not with --max-errors")
-	maxErrors = fs.Int64("max-errors", 0, "stop after `N` invalid lines, with exit status 1 (0: never); the output stops right after the N-th")
-	return
 }
 
 // mark is where the output, the reports and dedup's records of lines

@@ -1,20 +1,32 @@
 package cli
 
 import (
-	"flag"
 	"strconv"
 
 	"github.com/uriscan/uriscan"
 )
 
+// resolveCommand is uriscan resolve.
+var resolveCommand = command{
+	name:     "resolve",
+	synopsis: "--base URI [--non-strict] [FILE...]",
+	summary:  "resolve each reference against a base URI (RFC 3986 §5.2)",
+	doc: `Writes each reference resolved against the base URI (strict RFC 3986
+§5.2), one output line per input line. An invalid line gives an empty output
+line, and its position and reason go to standard error.`,
+	example: `printf '../g\n?y\n#s\n' | uriscan resolve --base 'http://a/b/c/d;p?q'`,
+	takes:   takesLines | takesPasswords | takesGrammar | takesURI | takesVerify,
+	setup:   setupResolve,
+}
+
 // setupResolve: "uriscan resolve --base URI" resolves each line against
 // the base (RFC 3986 §5.2).
-func setupResolve(fs *flag.FlagSet) func(*env, []string) int {
+func setupResolve(fs *flagSet) func(*env, []string) int {
 	base := fs.String("base", "", "the absolute `URI` to resolve against (required)")
-	workers := addWorkersFlag(fs, "")
+	workers := fs.addWorkers("")
 	nonStrict := fs.Bool("non-strict", false, "treat a reference with the base's scheme as relative (RFC 3986 §5.2.2, for RFC 1630 compatibility)")
 	return func(e *env, files []string) int {
-		if !isFlagSet(fs, "base") {
+		if !fs.given("base") {
 			return e.usageError("resolve: --base is required", e.cmd)
 		}
 		b, err := e.sc.grammar.ParseString(*base)
@@ -49,13 +61,6 @@ func setupResolve(fs *flag.FlagSet) func(*env, []string) int {
 			}
 		})
 	}
-}
-
-// isFlagSet reports whether the flag was given on the command line.
-func isFlagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // resolveWith resolves ref against base by the grammar's algorithm: RFC

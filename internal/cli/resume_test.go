@@ -49,7 +49,7 @@ func TestDedupSignalDuringReplay(t *testing.T) {
 	}
 	// Run 2: resumes, replays the batch, and a SIGINT arrives meanwhile.
 	var o, eb bytes.Buffer
-	e := newEnv(nil, &o, &eb)
+	e := newTestEnv(nil, &o, &eb)
 	e.stdin = &sigReader{e: e, data: []byte(in.String())}
 	code = e.run([]string{"dedup", "--output", out})
 	if code != 130 || strings.Contains(eb.String(), "checkpoint's position") || strings.Contains(eb.String(), "stopped") {
@@ -126,7 +126,7 @@ func TestDedupCheckpointFailure(t *testing.T) {
 		os.MkdirAll(filepath.Join(ckpt, "x"), 0o755)
 	}
 	var o, eb bytes.Buffer
-	e := newEnv(r, &o, &eb)
+	e := newTestEnv(r, &o, &eb)
 	code := e.run([]string{"dedup", "--workers", "1", "--output", out})
 	if code != 2 || before.Next.Line != 2 || !strings.Contains(eb.String(), "lines 2, blank 0, invalid 0, unique 2") ||
 		!strings.Contains(eb.String(), "decided up to <stdin>:2; 2 lines read after it were not decided") {

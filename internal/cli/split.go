@@ -1,14 +1,47 @@
 package cli
 
 import (
-	"flag"
 	"strconv"
 )
 
+// splitCommand is uriscan split.
+var splitCommand = command{
+	name:     "split",
+	synopsis: "[--format jsonl|tsv [--header]] [--flags] [--domains [--private-suffixes]] [--get TEMPLATE] [FILE...]",
+	summary:  "write each line's components as one JSON object (or TSV row) per line",
+	doc: `Writes one JSON object per input line, in input order. A valid line gives
+"valid":true and its components: null for an undefined component, "" for a
+defined empty one, each exactly as written (nothing is decoded). An invalid
+line gives "valid":false and "error":{"offset":N,"reason":"..."}, and its
+position and reason also go to standard error. A line that is not valid
+UTF-8 is written as "input_base64" instead of "input".
+
+--format tsv writes the same record as one tab-separated row per line, in
+PostgreSQL's COPY text format: the columns are [file] line input valid scheme
+userinfo host host_type port path query fragment error_offset error_reason,
+and with --flags warnings (comma-separated) and ipv4. \N is an undefined
+component, an empty field a defined empty one; in a field, backslash, tab,
+newline and carriage return are written \\, \t, \n and \r, other control
+bytes and bytes that are not UTF-8 \xHH (only an invalid line's input can
+hold them; PostgreSQL's COPY refuses a NUL or such bytes in a text column).
+--header writes the column names first.
+
+--domains adds the host split at its public suffix (Public Suffix List,
+ICANN section unless --private-suffixes): "etld", "rdn" (the registrable
+domain) and "subdomain", all null for a host with no registrable domain
+(an IP address, a single label, a public suffix itself).
+
+--get TEMPLATE writes the template instead, filled from each valid line
+(trurl's syntax: uriscan help get); an invalid line gives an empty line.`,
+	example: `printf 'http://h?\nhttp://a b\n' | uriscan split`,
+	takes:   takesLines | takesPasswords | takesGrammar | takesURI | takesVerify,
+	setup:   setupSplit,
+}
+
 // setupSplit: "uriscan split" writes one record per input line: a JSON
 // object, or a TSV row (tsv.go).
-func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
-	workers := addWorkersFlag(fs, "")
+func setupSplit(fs *flagSet) func(*env, []string) int {
+	workers := fs.addWorkers("")
 	flags := fs.Bool("flags", false, "add the RFC 3986 §7 security warnings of each valid URI: \"warnings\" (rare-ipv4, password, userinfo-like-host, host-not-utf8, mixed-script, encoded-nul, encoded-slash, encoded-backslash, encoded-dot-segment) and \"ipv4\", the address a rare IPv4 form is read as")
 	format := fs.String("format", "jsonl", "`jsonl` (one JSON object per line) or tsv (one row per line, PostgreSQL COPY text format: \\N for an undefined component; columns in uriscan help split)")
 	header := fs.Bool("header", false, "with --format tsv, write the column names first")
@@ -21,7 +54,7 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 		}
 		if tmpl != nil {
 			for _, f := range []string{"format", "header", "flags", "domains"} {
-				if isFlagSet(fs, f) {
+				if fs.given(f) {
 					return e.usageError("split: --get writes its own lines: --"+f+" does not apply", e.cmd)
 				}
 			}
@@ -54,7 +87,7 @@ func setupSplit(fs *flag.FlagSet) func(*env, []string) int {
 		return e.eachLine(files, *workers, func() lineFn {
 			var hosts hostSplit
 			if *domains {
-				hosts = get.splitter()
+				hosts = get.splitter(&e.stores)
 			}
 			return func(k *sink, name string, s *recordScanner) {
 				file := k.rep.file(name)

@@ -37,9 +37,6 @@ type Stores struct {
 	NewSplit func(private bool) func(host string) (subdomain, registrable, suffix string, ok bool)
 }
 
-// linked are the Stores of this binary (Main's; the tests' own).
-var linked Stores
-
 // StoreOptions are how dedup opens its store: Recover (--rebuild) takes
 // a persistent one that lost keys as it is (keylog.Options.Recover, pebble.Options.Recover,
 // redis.Options.Recover); MustExist refuses to make a disk store anew
@@ -55,16 +52,16 @@ type StoreOptions struct {
 	Password string
 }
 
-// openDiskStore opens (or creates) the seen-set in dir that --store
+// openDisk opens (or creates) the seen-set in dir that --store
 // kind:DIR names (kind disk or pebble).
-func openDiskStore(kind, dir string, params seen.Params, so StoreOptions) (seen.Set, error) {
+func (st *Stores) openDisk(kind, dir string, params seen.Params, so StoreOptions) (seen.Set, error) {
 	if dir == "" {
 		return nil, errors.New("--store " + kind + ": needs a directory, as " + kind + ":DIR")
 	}
 	if kind == "pebble" {
-		return linked.OpenPebble(dir, params, so)
+		return st.OpenPebble(dir, params, so)
 	}
-	return linked.OpenDisk(dir, params, so)
+	return st.OpenDisk(dir, params, so)
 }
 
 // isRedisURL reports whether spec names a Redis store.

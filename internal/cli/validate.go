@@ -1,15 +1,30 @@
 package cli
 
 import (
-	"flag"
 	"strconv"
 
 	"github.com/uriscan/uriscan"
 )
 
+// validateCommand is uriscan validate.
+var validateCommand = command{
+	name:     "validate",
+	synopsis: "[FILE...]",
+	summary:  "print the invalid lines with line number, offset and reason",
+	doc: `Prints nothing for a valid line; for an invalid one prints
+FILE:LINE: offset N: REASON: "INPUT" on standard output (these reports are
+validate's output, where the other commands write theirs on standard
+error). --quiet prints nothing: the exit status says whether every line is
+valid, as grep -q. --errors jsonl prints one JSON record per invalid line,
+the other commands' report records.`,
+	example: `uriscan validate urls.txt.gz`,
+	takes:   takesLines | takesPasswords | takesGrammar | takesURI | takesVerify,
+	setup:   setupValidate,
+}
+
 // setupValidate: "uriscan validate" prints the invalid lines.
-func setupValidate(fs *flag.FlagSet) func(*env, []string) int {
-	workers := addWorkersFlag(fs, "")
+func setupValidate(fs *flagSet) func(*env, []string) int {
+	workers := fs.addWorkers("")
 	warn := fs.Bool("warn", false, "also print each valid line that raises an RFC 3986 §7 security warning: \"NAME:LINE: warning: WARNINGS: LINE\" (the warnings as split --flags names them); they do not change the exit status")
 	return func(e *env, files []string) int {
 		warns := *warn // the warnings are computed only when they are shown
