@@ -116,7 +116,7 @@ func openStore(b *testing.B, store, dir string) seen.Set {
 	var err error
 	switch store {
 	case "keylog":
-		set, err = keylog.Open(dir, anyParams)
+		set, err = openSet(dir, anyParams)
 	case "pebble":
 		set, err = pebble.Open(dir, &pebble.Options{AnyParams: true})
 	case "redis":
@@ -238,7 +238,7 @@ func BenchmarkOpen(b *testing.B) {
 			b.SetBytes(int64(n) * 16)
 			b.ResetTimer()
 			for range b.N {
-				s, err := keylog.Open(dir, anyParams)
+				s, err := openSet(dir, anyParams)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -242,7 +242,7 @@ func TestCommitDamaged(t *testing.T) {
 		b, _ := os.ReadFile(logFile(dir))
 		b[1680+16+3] ^= 1 // its run
 		os.WriteFile(logFile(dir), b, 0o644)
-		if _, err := keylog.Open(dir, anyParams); !errors.Is(err, keylog.ErrDamaged) || !strings.Contains(err.Error(), "byte 1680") {
+		if _, err := openSet(dir, anyParams); !errors.Is(err, keylog.ErrDamaged) || !strings.Contains(err.Error(), "byte 1680") {
 			t.Fatalf("Open of a log whose commit record is damaged: %v, want ErrDamaged at byte 1680", err)
 		}
 	})
@@ -281,7 +281,7 @@ func TestCommitDamaged(t *testing.T) {
 			f, _ := os.OpenFile(logFile(dir), os.O_APPEND|os.O_WRONLY, 0)
 			f.Write(commitRecord(runB, c.seq, c.pad))
 			f.Close()
-			s, err := keylog.Open(dir, anyParams)
+			s, err := openSet(dir, anyParams)
 			if c.fail != "" {
 				if !errors.Is(err, keylog.ErrDamaged) || !strings.Contains(err.Error(), c.fail) || !strings.Contains(err.Error(), "byte 4912") {
 					t.Fatalf("Open with a commit record of Seq %d, pad %d: %v, want ErrDamaged at byte 4912 saying %q", c.seq, c.pad, err, c.fail)
@@ -468,7 +468,7 @@ func TestStateSealed(t *testing.T) {
 		i := bytes.Index(b, []byte(`"count":300`))
 		b[i+len(`"count":`)] = '4'
 		os.WriteFile(name, b, 0o644)
-		_, err := keylog.Open(dir, anyParams)
+		_, err := openSet(dir, anyParams)
 		if !errors.Is(err, seen.ErrLost) || !strings.Contains(err.Error(), "uriscan-seen.json is damaged") || !strings.Contains(err.Error(), "checksum") {
 			t.Fatalf("Open with a changed state file: %v, want a *seen.LostError saying it is damaged", err)
 		}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/uriscan/uriscan/internal/testexec"
 	"github.com/uriscan/uriscan/seen"
-	"github.com/uriscan/uriscan/seen/keylog"
 )
 
 const crashEnvDir = "URISCAN_KEYLOG_CRASH_DIR"
@@ -44,7 +43,7 @@ func TestCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process for TestCrash")
 	}
-	s, err := keylog.Open(dir, anyParams)
+	s, err := openSet(dir, anyParams)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
@@ -163,7 +162,7 @@ func TestCrashCommitChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process for TestCrashCommit")
 	}
-	s, err := keylog.Open(dir, anyParams)
+	s, err := openSet(dir, anyParams)
 	if err == nil {
 		var c int64
 		if c, err = s.Committed(runA); err == nil {

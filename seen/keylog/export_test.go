@@ -1,7 +1,5 @@
 package keylog
 
-import "time"
-
 // IndexBytes is the memory of s's index.
 func IndexBytes(s *Set) int64 {
 	n := int64(len(s.x.slots)) * 8
@@ -23,18 +21,16 @@ func Confirmed(s *Set) int64 { return s.stats.confirmed }
 // Rebuilt is the number of times s built its index.
 func Rebuilt(s *Set) int64 { return s.stats.rebuilt }
 
-// SetStateEvery sets how often commits refresh the state file (for the
-// tests), returning a function that restores it.
-func SetStateEvery(d time.Duration) func() {
-	old := stateEvery
-	stateEvery = d
-	return func() { stateEvery = old }
+// NoMap returns a copy of o (nil: the zero Options) that keeps the log
+// in memory instead of mapping it (the path of systems that map nothing).
+func NoMap(o *Options) *Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	c.noMap = true
+	return &c
 }
 
-// SetNoMap makes the sets opened from now on keep a copy of their log in
-// memory instead of mapping it (the path of systems that map nothing),
-// returning a function that restores the default.
-func SetNoMap() func() {
-	noMap = true
-	return func() { noMap = false }
-}
+// Mapped reports whether s's log is mapped (not a copy in memory).
+func Mapped(s *Set) bool { return s.mapped }

@@ -157,6 +157,7 @@ type Set struct {
 
 	stateAt    time.Time
 	stateEvery time.Duration
+	noMap      bool // Options.noMap
 	stats      stats
 }
 
@@ -193,6 +194,10 @@ type Options struct {
 	// caller that knows a set was there (a checkpoint recorded its
 	// seen.Stamp).
 	MustExist bool
+
+	// noMap keeps a copy of the log in memory instead of mapping it, as
+	// on systems that map nothing (the tests of that path set it).
+	noMap bool
 }
 
 var _ seen.Committer = (*Set)(nil)
@@ -222,12 +227,8 @@ var errLockHeld = errors.New("lock held")
 // open in this process" from "in use by another process".
 var openDirs sync.Map
 
-// noMap keeps a copy of the log in memory instead of mapping it, as on
-// systems that map nothing (for the tests of that path).
-var noMap bool
-
 // stateEvery is how often a commit refreshes the state file's count.
-var stateEvery = time.Second
+const stateEvery = time.Second
 
 // Open opens the set stored in dir, creating dir and an empty set if dir
 // does not exist or is empty. The Set must be closed to release the
@@ -265,7 +266,7 @@ func Open(dir string, opts *Options) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seen: open key log %s: %w", dir, err)
 	}
-	s := &Set{dir: dir, path: abs, noSync: o.NoSync, stateEvery: stateEvery}
+	s := &Set{dir: dir, path: abs, noSync: o.NoSync, stateEvery: stateEvery, noMap: o.noMap}
 	if err := s.lockDir(); err != nil {
 		return nil, err
 	}
@@ -579,7 +580,7 @@ func (s *Set) mapFor(size int64) error {
 	room := max(1<<30, 2*size)
 	room = (room + 1<<21 - 1) &^ (1<<21 - 1)
 	var m []byte
-	if !noMap {
+	if !s.noMap {
 		var err error
 		if m, err = mapLog(s.f, room); err != nil {
 			return fmt.Errorf("mapping %s: %w", logName, err)

@@ -13,7 +13,7 @@ var anyParams = &keylog.Options{AnyParams: true}
 
 func TestSuite(t *testing.T) {
 	settest.Run(t, func(t *testing.T) seen.Set {
-		s, err := keylog.Open(filepath.Join(t.TempDir(), "set"), anyParams)
+		s, err := openSet(filepath.Join(t.TempDir(), "set"), anyParams)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -24,13 +24,13 @@ func TestSuite(t *testing.T) {
 // TestCommitter runs the suite of seen.Committer, with a reopen.
 func TestCommitter(t *testing.T) {
 	settest.RunCommitter(t, func(t *testing.T) seen.Committer {
-		s, err := keylog.Open(filepath.Join(t.TempDir(), "set"), anyParams)
+		s, err := openSet(filepath.Join(t.TempDir(), "set"), anyParams)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}, func(t *testing.T, old seen.Committer) seen.Committer {
-		s, err := keylog.Open(keylog.Dir(old.(*keylog.Set)), anyParams)
+		s, err := openSet(keylog.Dir(old.(*keylog.Set)), anyParams)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,19 @@ func TestCommitter(t *testing.T) {
 // TestCopy runs the suite, and a reopen, with the log kept as a copy in
 // memory (systems that map nothing) instead of a mapping.
 func TestCopy(t *testing.T) {
-	defer keylog.SetNoMap()()
+	mapless = true
+	defer func() { mapless = false }()
+	s, err := openSet(filepath.Join(t.TempDir(), "set"), anyParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(seen.Key{1}); err != nil {
+		t.Fatal(err)
+	}
+	if keylog.Mapped(s) {
+		t.Fatal("the log is mapped: the suite would not run the copy's path")
+	}
+	s.Close()
 	TestSuite(t)
 	TestCommitter(t)
 	TestRewind(t)
@@ -49,4 +61,15 @@ func TestCopy(t *testing.T) {
 	TestReopen(t)
 	TestMigration(t)
 	TestTornTail(t)
+}
+
+// mapless makes openSet's sets keep their log in memory (TestCopy).
+var mapless bool
+
+// openSet is keylog.Open, with the log kept in memory while mapless is set.
+func openSet(dir string, o *keylog.Options) (*keylog.Set, error) {
+	if mapless {
+		o = keylog.NoMap(o)
+	}
+	return keylog.Open(dir, o)
 }

@@ -16,7 +16,7 @@ import (
 
 func open(t *testing.T, dir string, o *keylog.Options) *keylog.Set {
 	t.Helper()
-	s, err := keylog.Open(dir, o)
+	s, err := openSet(dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,12 +248,12 @@ func TestDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	markOpen(t, dir, 300)
-	_, err = keylog.Open(dir, anyParams)
+	_, err = openSet(dir, anyParams)
 	if !errors.Is(err, keylog.ErrDamaged) || !strings.Contains(err.Error(), "byte 1680") {
 		t.Fatalf("Open of a damaged log: %v, want ErrDamaged at byte 1680", err)
 	}
 	// Recover does not take it either.
-	if _, err := keylog.Open(dir, &keylog.Options{AnyParams: true, Recover: true}); !errors.Is(err, keylog.ErrDamaged) {
+	if _, err := openSet(dir, &keylog.Options{AnyParams: true, Recover: true}); !errors.Is(err, keylog.ErrDamaged) {
 		t.Fatalf("Open with Recover of a damaged log: %v", err)
 	}
 }
@@ -261,7 +261,7 @@ func TestDamaged(t *testing.T) {
 func TestLost(t *testing.T) {
 	lost := func(t *testing.T, dir, why string) {
 		t.Helper()
-		_, err := keylog.Open(dir, anyParams)
+		_, err := openSet(dir, anyParams)
 		var le *seen.LostError
 		if !errors.As(err, &le) || !strings.Contains(err.Error(), why) {
 			t.Fatalf("Open: %v, want a *seen.LostError saying %q", err, why)
@@ -304,7 +304,7 @@ func TestLost(t *testing.T) {
 		recovered(t, dir, 300)
 	})
 	t.Run("mustexist", func(t *testing.T) {
-		_, err := keylog.Open(filepath.Join(t.TempDir(), "none"), &keylog.Options{AnyParams: true, MustExist: true})
+		_, err := openSet(filepath.Join(t.TempDir(), "none"), &keylog.Options{AnyParams: true, MustExist: true})
 		if !errors.Is(err, seen.ErrLost) {
 			t.Fatalf("MustExist on no set: %v", err)
 		}
@@ -318,10 +318,10 @@ func TestParams(t *testing.T) {
 	fill(t, s, 0, 10, 10)
 	s.Close()
 	var pe *seen.ParamsError
-	if _, err := keylog.Open(dir, &keylog.Options{Params: seen.Params{"key": "abc", "level": "2"}}); !errors.As(err, &pe) {
+	if _, err := openSet(dir, &keylog.Options{Params: seen.Params{"key": "abc", "level": "2"}}); !errors.As(err, &pe) {
 		t.Fatalf("other Params: %v", err)
 	}
-	if _, err := keylog.Open(dir, nil); err == nil {
+	if _, err := openSet(dir, nil); err == nil {
 		t.Fatal("nil Params accepted")
 	}
 	s = open(t, dir, &keylog.Options{Params: p})
@@ -332,14 +332,14 @@ func TestParams(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty")
 	open(t, empty, anyParams).Close()
 	open(t, empty, &keylog.Options{Params: p}).Close()
-	if _, err := keylog.Open(empty, &keylog.Options{Params: seen.Params{"key": "x"}}); !errors.As(err, &pe) {
+	if _, err := openSet(empty, &keylog.Options{Params: seen.Params{"key": "x"}}); !errors.As(err, &pe) {
 		t.Fatalf("Params not recorded: %v", err)
 	}
 	full := filepath.Join(t.TempDir(), "full")
 	s = open(t, full, anyParams)
 	fill(t, s, 0, 5, 5)
 	s.Close()
-	if _, err := keylog.Open(full, &keylog.Options{Params: p}); !errors.Is(err, seen.ErrNoParams) {
+	if _, err := openSet(full, &keylog.Options{Params: p}); !errors.Is(err, seen.ErrNoParams) {
 		t.Fatalf("a set with keys and no Params: %v", err)
 	}
 }
@@ -347,7 +347,7 @@ func TestParams(t *testing.T) {
 func TestForeignDir(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
-	if _, err := keylog.Open(dir, anyParams); !errors.Is(err, keylog.ErrNotSet) {
+	if _, err := openSet(dir, anyParams); !errors.Is(err, keylog.ErrNotSet) {
 		t.Fatalf("directory of other files: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "uriscan-seen.lock")); err == nil {
@@ -355,7 +355,7 @@ func TestForeignDir(t *testing.T) {
 	}
 	peb := t.TempDir()
 	os.WriteFile(filepath.Join(peb, "CURRENT"), []byte("MANIFEST-000001\n"), 0o644)
-	if _, err := keylog.Open(peb, anyParams); !errors.Is(err, keylog.ErrNotSet) || !strings.Contains(err.Error(), "seen/pebble") {
+	if _, err := openSet(peb, anyParams); !errors.Is(err, keylog.ErrNotSet) || !strings.Contains(err.Error(), "seen/pebble") {
 		t.Fatalf("a Pebble directory: %v", err)
 	}
 }
@@ -363,7 +363,7 @@ func TestForeignDir(t *testing.T) {
 func TestLocked(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "set")
 	s := open(t, dir, anyParams)
-	_, err := keylog.Open(dir, anyParams)
+	_, err := openSet(dir, anyParams)
 	if !errors.Is(err, keylog.ErrLocked) || !strings.Contains(err.Error(), "already open in this process") {
 		t.Fatalf("second Open: %v", err)
 	}
@@ -453,7 +453,7 @@ func TestHostileLogs(t *testing.T) {
 		f.Close()
 		markOpen(t, dir, 500) // more than it holds
 		before, _ := os.Stat(logFile(dir))
-		if _, err := keylog.Open(dir, anyParams); !errors.Is(err, seen.ErrLost) || !strings.Contains(err.Error(), "it holds 300 keys") {
+		if _, err := openSet(dir, anyParams); !errors.Is(err, seen.ErrLost) || !strings.Contains(err.Error(), "it holds 300 keys") {
 			t.Fatalf("Open: %v", err)
 		}
 		if after, _ := os.Stat(logFile(dir)); after.Size() != before.Size() {
@@ -465,7 +465,7 @@ func TestHostileLogs(t *testing.T) {
 		if err := os.Truncate(logFile(dir), 64<<30+16); err != nil {
 			t.Skipf("no sparse file of 64 GiB here: %v", err)
 		}
-		if _, err := keylog.Open(dir, anyParams); !errors.Is(err, keylog.ErrDamaged) {
+		if _, err := openSet(dir, anyParams); !errors.Is(err, keylog.ErrDamaged) {
 			t.Fatalf("Open of a 64 GiB log: %v", err)
 		}
 	})
@@ -487,7 +487,7 @@ func TestHostileLogs(t *testing.T) {
 		b, _ := os.ReadFile(logFile(dir))
 		first := b[64 : 64+16*101]
 		os.WriteFile(logFile(dir), append(b, first...), 0o644)
-		if _, err := keylog.Open(dir, &keylog.Options{AnyParams: true, Recover: true}); !errors.Is(err, keylog.ErrDamaged) || !strings.Contains(err.Error(), "repeats") {
+		if _, err := openSet(dir, &keylog.Options{AnyParams: true, Recover: true}); !errors.Is(err, keylog.ErrDamaged) || !strings.Contains(err.Error(), "repeats") {
 			t.Fatalf("Open of a log with a record written twice: %v", err)
 		}
 	})
@@ -516,7 +516,7 @@ func TestParamsRecover(t *testing.T) {
 	open(t, dir, anyParams).Close()
 	os.WriteFile(filepath.Join(dir, "uriscan-seen.json"), []byte("{"), 0o644)
 	p := seen.Params{"key": "k"}
-	if _, err := keylog.Open(dir, &keylog.Options{Params: p}); !errors.Is(err, seen.ErrLost) {
+	if _, err := openSet(dir, &keylog.Options{Params: p}); !errors.Is(err, seen.ErrLost) {
 		t.Fatalf("Open without Recover: %v", err)
 	}
 	s := open(t, dir, &keylog.Options{Params: p, Recover: true})

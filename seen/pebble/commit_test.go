@@ -234,9 +234,7 @@ func TestDiskCommitFatal(t *testing.T) {
 		sync := op.Kind == errorfs.OpFileSync || op.Kind == errorfs.OpFileSyncData || op.Kind == errorfs.OpFileSyncTo
 		return sync && strings.HasSuffix(op.Path, ".log")
 	}))}
-	ps.SetFS(errorfs.Wrap(vfs.Default, toggle))
-	defer ps.SetFS(nil)
-	d, err := ps.Open(filepath.Join(t.TempDir(), "set"), anyParams)
+	d, err := ps.Open(filepath.Join(t.TempDir(), "set"), ps.WithFS(anyParams, errorfs.Wrap(vfs.Default, toggle)))
 	if err != nil {
 		t.Fatal(err)
 	}

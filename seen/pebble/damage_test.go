@@ -41,8 +41,7 @@ func TestDiskDamageChild(t *testing.T) {
 	from, _ := strconv.Atoi(os.Getenv(damageEnvFrom))
 	// The state file's count after every commit, not once a second: the
 	// child runs for less than a second.
-	pebble.SetStateEvery(0)
-	d, err := pebble.Open(dir, &pebble.Options{MemTableSize: 1 << 20, AnyParams: true})
+	d, err := pebble.Open(dir, pebble.StateEveryCommit(&pebble.Options{MemTableSize: 1 << 20, AnyParams: true}))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)

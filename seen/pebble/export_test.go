@@ -6,17 +6,27 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// SetStateEvery sets how often a Set's commits refresh its state file
-// (default a second), for sets opened afterwards; it returns the old
-// value.
-func SetStateEvery(d time.Duration) time.Duration {
-	old := stateEvery
-	stateEvery = d
-	return old
+// opts returns a copy of o (nil: the zero Options) that f changes.
+func opts(o *Options, f func(*Options)) *Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	f(&c)
+	return &c
 }
 
-// SetFS makes Sets opened afterwards use fs (nil: the real one).
-func SetFS(fs vfs.FS) { diskFS = fs }
+// StateEveryCommit returns o with the state file's count refreshed after
+// every commit, not once a second.
+func StateEveryCommit(o *Options) *Options { return opts(o, func(c *Options) { c.stateAlways = true }) }
+
+// WithFS returns o with Pebble on fs.
+func WithFS(o *Options, fs vfs.FS) *Options { return opts(o, func(c *Options) { c.fs = fs }) }
+
+// WithMinFilterKeys returns o with n the smallest filter's capacity.
+func WithMinFilterKeys(o *Options, n uint64) *Options {
+	return opts(o, func(c *Options) { c.minFilterKeys = n })
+}
 
 // Lookups returns how d answered whether keys are stored: looked up in
 // the store, answered by the filter, recalled from the last Contains, and
@@ -33,14 +43,6 @@ func HasFilter(d *Set) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.filter != nil
-}
-
-// SetMinFilterKeys sets the smallest filter's capacity for sets opened
-// afterwards; it returns the old value.
-func SetMinFilterKeys(n uint64) uint64 {
-	old := minFilterKeys
-	minFilterKeys = n
-	return old
 }
 
 // FilterFile is the name of a closed set's filter file.

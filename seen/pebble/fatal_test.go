@@ -42,9 +42,7 @@ func TestDiskFatal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			toggle := &errorfs.Toggle{Injector: errorfs.ErrInjected.If(tc.on)}
-			ps.SetFS(errorfs.Wrap(vfs.Default, toggle))
-			defer ps.SetFS(nil)
-			d, err := ps.Open(filepath.Join(t.TempDir(), "set"), &ps.Options{MemTableSize: tc.memtable, AnyParams: true})
+			d, err := ps.Open(filepath.Join(t.TempDir(), "set"), ps.WithFS(&ps.Options{MemTableSize: tc.memtable, AnyParams: true}, errorfs.Wrap(vfs.Default, toggle)))
 			if err != nil {
 				t.Fatal(err)
 			}

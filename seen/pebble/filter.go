@@ -46,7 +46,7 @@ const filterFile = "uriscan-seen.bloom"
 const filterMagic = "uriscan seen filter v1\n"
 
 // minFilterKeys is the smallest capacity of a filter, in keys.
-var minFilterKeys uint64 = 1 << 20
+const minFilterKeys = 1 << 20
 
 // defaultFilterRate is Options.FilterRate's default.
 const defaultFilterRate = 0.01
@@ -67,11 +67,11 @@ type filter struct {
 const filterHashes = 3
 
 // newFilter returns an empty filter for at least keys keys: four times
-// as many (at least minFilterKeys), so that a set that grows from empty
+// as many (at least least: minFilterKeys, but in tests), so that a set that grows from empty
 // rebuilds it about once per four-fold growth (a scan of the store each
 // time: 1.33 reads of each key in all).
-func newFilter(keys int64, rate float64) *filter {
-	c := max(4*uint64(max(keys, 0)), minFilterKeys)
+func newFilter(keys int64, rate float64, least uint64) *filter {
+	c := max(4*uint64(max(keys, 0)), least)
 	// The rate of k hashes and m bits holding n keys: (1 - e^(-kn/m))^k.
 	bitsPerKey := -filterHashes / math.Log(1-math.Pow(rate, 1.0/filterHashes))
 	m := uint(math.Ceil(bitsPerKey * float64(c)))

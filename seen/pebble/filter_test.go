@@ -90,12 +90,12 @@ func checkAgainst(t *testing.T, d *pebble.Set, model map[seen.Key]bool, r *rand.
 // set or left by an earlier Close of the same set; the file exists only
 // while the set is closed, and Open believes it only when it matches.
 func TestDiskFilter(t *testing.T) {
-	defer pebble.SetMinFilterKeys(pebble.SetMinFilterKeys(500))
+	small := pebble.WithMinFilterKeys(anyParams, 500)
 	r := rand.New(rand.NewPCG(1, 2))
 	dir := filepath.Join(t.TempDir(), "set")
 	file := filepath.Join(dir, pebble.FilterFile)
 	model := map[seen.Key]bool{}
-	d := openDisk(t, dir, anyParams)
+	d := openDisk(t, dir, small)
 	checkAgainst(t, d, model, r, 40)
 	if _, _, _, rebuilt := pebble.Lookups(d); rebuilt < 2 {
 		t.Errorf("the filter (500 keys first) was rebuilt %d times for %d keys, want it grown", rebuilt, len(model))
@@ -112,7 +112,7 @@ func TestDiskFilter(t *testing.T) {
 
 	reopen := func(wantRebuilt int64, what string) {
 		t.Helper()
-		d = openDisk(t, dir, anyParams)
+		d = openDisk(t, dir, small)
 		if fileExists(file) {
 			t.Errorf("%s: %s exists while the set is open", what, pebble.FilterFile)
 		}
@@ -138,7 +138,7 @@ func TestDiskFilter(t *testing.T) {
 
 	// Another set's file, with the same count.
 	other := filepath.Join(t.TempDir(), "other")
-	o := openDisk(t, other, anyParams)
+	o := openDisk(t, other, small)
 	keys := make([]seen.Key, d.Len())
 	for i := range keys {
 		keys[i] = dkey(uint64(i), 7)
@@ -151,7 +151,7 @@ func TestDiskFilter(t *testing.T) {
 	reopen(1, "another set's file")
 
 	// Without a filter, a set keeps none and leaves no file.
-	d = openDisk(t, dir, &pebble.Options{AnyParams: true, FilterRate: -1})
+	d = openDisk(t, dir, pebble.WithMinFilterKeys(&pebble.Options{AnyParams: true, FilterRate: -1}, 500))
 	if pebble.HasFilter(d) {
 		t.Errorf("FilterRate -1: the set keeps a filter")
 	}

@@ -1,11 +1,12 @@
 package pebble_test
 
 import (
-	"github.com/uriscan/uriscan/internal/testfs"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/uriscan/uriscan/internal/testfs"
 
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/pebble"

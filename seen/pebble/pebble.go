@@ -199,6 +199,8 @@ type Set struct {
 	// see "The filter" in filter.go.
 	filter     *filter
 	filterRate float64
+	// minFilterKeys is the smallest filter's capacity (Options.minFilterKeys).
+	minFilterKeys uint64
 	// absent holds, sorted, the keys the last Contains found absent,
 	// until the next commit: Insert of them (a frontier inserts what
 	// Contains found new) looks nothing up again.
@@ -216,11 +218,7 @@ type lookupStats struct {
 }
 
 // stateEvery is how often a commit refreshes the state file's count.
-var stateEvery = time.Second
-
-// diskFS, when not nil, is the filesystem Pebble uses (tests inject
-// errors with it).
-var diskFS vfs.FS
+const stateEvery = time.Second
 
 // Options tunes Open. The zero value (or a nil *Options) is
 // the recommended setting.
@@ -278,6 +276,13 @@ type Options struct {
 	// grows (it is sized for four times the keys). A negative rate keeps
 	// no filter, and every key is looked up in the store.
 	FilterRate float64
+
+	// For the tests (export_test.go): the filesystem Pebble uses (nil:
+	// the real one), the state file refreshed on every commit, the
+	// smallest filter (0: minFilterKeys).
+	fs            vfs.FS
+	stateAlways   bool
+	minFilterKeys uint64
 }
 
 const (
@@ -525,7 +530,7 @@ func Open(dir string, opts *Options) (*Set, error) {
 		// The directory recorded a set: Pebble must not make a new,
 		// empty one where its files were.
 		ErrorIfNotExists: exists,
-		FS:               diskFS, // nil: the default
+		FS:               o.fs, // nil: the default
 	}
 	// Random keys: every flushed table overlaps the whole of the next
 	// level, so a compaction rewrites it. Fewer, larger levels and
@@ -553,8 +558,12 @@ func Open(dir string, opts *Options) (*Set, error) {
 		}
 		return nil, openError(dir, err, w.failed())
 	}
-	d := &Set{db: db, dir: dir, dirLock: dirLock, noSync: o.NoSync, w: w, stateEvery: stateEvery, fs: cmp.Or(diskFS, vfs.Default),
-		reserve: o.MemTableSize + o.MemTableSize/10 + 1<<20, filterRate: o.FilterRate}
+	d := &Set{db: db, dir: dir, dirLock: dirLock, noSync: o.NoSync, w: w, stateEvery: stateEvery, fs: cmp.Or(o.fs, vfs.Default),
+		reserve: o.MemTableSize + o.MemTableSize/10 + 1<<20, filterRate: o.FilterRate,
+		minFilterKeys: cmp.Or(o.minFilterKeys, minFilterKeys)}
+	if o.stateAlways {
+		d.stateEvery = 0
+	}
 	err = w.run(func() error { return d.load(params, state, o.Recover) })
 	if err == nil {
 		err = w.run(d.openFilter)
@@ -917,7 +926,7 @@ func (d *Set) checkState(name string, state *diskState, recover bool) error {
 	}
 	var f *filter
 	if d.filterRate > 0 {
-		f = newFilter(d.n.Load(), d.filterRate)
+		f = newFilter(d.n.Load(), d.filterRate, d.minFilterKeys)
 	}
 	keys, err := d.countKeys(f)
 	if err != nil {
@@ -990,7 +999,7 @@ func (d *Set) openFilter() error {
 // from a scan of the store, and returns a *seen.LostError if the store
 // holds another number of keys. It runs on the worker.
 func (d *Set) rebuildFilter(n int64) error {
-	f := newFilter(n, d.filterRate)
+	f := newFilter(n, d.filterRate, d.minFilterKeys)
 	keys, err := d.countKeys(f)
 	if err != nil {
 		return err
