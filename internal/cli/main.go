@@ -142,67 +142,77 @@ func (e *env) dispatch(args []string) int {
 			return e.usageError(c.name+": "+flagError(err, fs.FlagSet, args[1:]), c)
 		}
 		e.rep.withFile, e.rep.cmd = len(files) > 1, c.name
-		o := &fs.shared
-		if o.maxLine != nil {
-			if n := *o.maxLine; n < 1 || n > uriscan.MaxLength-2 {
-				return e.usageError(fmt.Sprintf("%s: --max-line must be between 1 and %d, not %d", c.name, uriscan.MaxLength-2, n), c)
-			}
-			e.sc.ls.SetMaxLine(*o.maxLine)
-		}
-		if o.errors != nil {
-			switch v := *o.errors; v {
-			case "text", "jsonl":
-				e.rep.jsonl = v == "jsonl"
-			default:
-				return e.usageError(c.name+": --errors must be text or jsonl, not "+strconv.Quote(v), c)
-			}
-			e.rep.quiet = *o.quiet
-			if e.rep.max = *o.maxErrors; e.rep.max < 0 {
-				return e.usageError(c.name+": --max-errors must be 0 (no limit) or more", c)
-			}
-			if e.allowInvalid = *o.allowInvalid; e.allowInvalid && e.rep.max > 0 {
-				return e.usageError(c.name+": --allow-invalid and --max-errors contradict each other (one ignores invalid lines for the exit status, the other stops on them)", c)
-			}
-		}
-		if o.grammar != nil {
-			g, ok := uriscan.ParseGrammar(*o.grammar)
-			if !ok {
-				return e.usageError(c.name+": --grammar must be rfc3986 or rfc2396, not "+strconv.Quote(*o.grammar), c)
-			}
-			e.sc.grammar = g
-		}
-		if o.showPasswords != nil {
-			e.rep.showPasswords = *o.showPasswords
-		}
-		if o.verifyInput != nil {
-			e.verifyInput = *o.verifyInput
-		}
-		if o.uris != nil {
-			if uris := *o.uris; len(uris) > 0 {
-				if len(files) > 0 {
-					return e.usageError(c.name+": give --uri or files, not both", c)
-				}
-				for _, u := range uris {
-					if strings.ContainsAny(u, "\n") {
-						return e.usageError(c.name+": --uri "+strconv.Quote(shownArg(u, e.rep.redacts()))+" holds a line end", c)
-					}
-				}
-				e.stdin, e.stdinName, files = strings.NewReader(strings.Join(uris, "\n")+"\n"), "<uri>", []string{"-"}
-			}
-		}
-		if o.workers != nil {
-			switch n := *o.workers; {
-			case n < 0:
-				return e.usageError(fmt.Sprintf("%s: --workers must be 0 (the number of CPUs) or more, not %d", c.name, n), c)
-			case n == 0:
-				*o.workers = runtime.GOMAXPROCS(0)
-			}
-		}
-		if o.noProgress != nil && !*o.noProgress && !e.rep.quiet {
-			e.prog = e.startProgress(c.name, files, e.tty)
+		files, err = e.applyShared(c, &fs.shared, files)
+		if err != nil {
+			return e.fail(err)
 		}
 		return runCmd(e, files)
 	}
+}
+
+// applyShared takes the shared flags' values (o: see flagSet) into e,
+// once c's arguments are parsed; it returns the input files (--uri makes
+// standard input of its URIs), or a usage error.
+func (e *env) applyShared(c *command, o *sharedFlags, files []string) ([]string, error) {
+	if o.maxLine != nil {
+		if n := *o.maxLine; n < 1 || n > uriscan.MaxLength-2 {
+			return nil, usageErr(fmt.Sprintf("%s: --max-line must be between 1 and %d, not %d", c.name, uriscan.MaxLength-2, n), c)
+		}
+		e.sc.ls.SetMaxLine(*o.maxLine)
+	}
+	if o.errors != nil {
+		switch v := *o.errors; v {
+		case "text", "jsonl":
+			e.rep.jsonl = v == "jsonl"
+		default:
+			return nil, usageErr(c.name+": --errors must be text or jsonl, not "+strconv.Quote(v), c)
+		}
+		e.rep.quiet = *o.quiet
+		if e.rep.max = *o.maxErrors; e.rep.max < 0 {
+			return nil, usageErr(c.name+": --max-errors must be 0 (no limit) or more", c)
+		}
+		if e.allowInvalid = *o.allowInvalid; e.allowInvalid && e.rep.max > 0 {
+			return nil, usageErr(c.name+": --allow-invalid and --max-errors contradict each other (one ignores invalid lines for the exit status, the other stops on them)", c)
+		}
+	}
+	if o.grammar != nil {
+		g, ok := uriscan.ParseGrammar(*o.grammar)
+		if !ok {
+			return nil, usageErr(c.name+": --grammar must be rfc3986 or rfc2396, not "+strconv.Quote(*o.grammar), c)
+		}
+		e.sc.grammar = g
+	}
+	if o.showPasswords != nil {
+		e.rep.showPasswords = *o.showPasswords
+	}
+	if o.verifyInput != nil {
+		e.verifyInput = *o.verifyInput
+	}
+	if o.uris != nil {
+		if uris := *o.uris; len(uris) > 0 {
+			if len(files) > 0 {
+				return nil, usageErr(c.name+": give --uri or files, not both", c)
+			}
+			for _, u := range uris {
+				if strings.ContainsAny(u, "\n") {
+					return nil, usageErr(c.name+": --uri "+strconv.Quote(shownArg(u, e.rep.redacts()))+" holds a line end", c)
+				}
+			}
+			e.stdin, e.stdinName, files = strings.NewReader(strings.Join(uris, "\n")+"\n"), "<uri>", []string{"-"}
+		}
+	}
+	if o.workers != nil {
+		switch n := *o.workers; {
+		case n < 0:
+			return nil, usageErr(fmt.Sprintf("%s: --workers must be 0 (the number of CPUs) or more, not %d", c.name, n), c)
+		case n == 0:
+			*o.workers = runtime.GOMAXPROCS(0)
+		}
+	}
+	if o.noProgress != nil && !*o.noProgress && !e.rep.quiet {
+		e.prog = e.startProgress(c.name, files, e.tty)
+	}
+	return files, nil
 }
 
 func (e *env) help(args []string) int {
@@ -228,17 +238,43 @@ func (e *env) help(args []string) int {
 	return exitOK
 }
 
-// usageError reports a usage error and returns exitUsage; c is the command
-// it concerns, or nil.
-func (e *env) usageError(msg string, c *command) int {
-	e.errw.WriteString("uriscan: " + msg + "\n")
-	if c != nil {
-		fmt.Fprintf(e.errw, "usage: uriscan %s %s\nRun 'uriscan help %s' for details.\n", c.name, c.synopsis, c.name)
-	} else {
-		e.errw.WriteString("Run 'uriscan help' for usage.\n")
-	}
-	return exitUsage
+// exitError is an error that ends a command, with the exit status it
+// carries: a usage error (exitUsage) is followed by the usage line of its
+// command.
+type exitError struct {
+	code int
+	msg  string   // the message, after "uriscan: "
+	cmd  *command // the command a usage error concerns, or nil
 }
+
+func (x *exitError) Error() string { return x.msg }
+
+// usageErr is a usage error (exit 2) about command c (nil: none).
+func usageErr(msg string, c *command) error {
+	return &exitError{code: exitUsage, msg: msg, cmd: c}
+}
+
+// fail reports err on standard error and returns its exit status (an
+// error that carries none is exitUsage: an I/O error).
+func (e *env) fail(err error) int {
+	x, ok := err.(*exitError)
+	if !ok {
+		x = &exitError{code: exitUsage, msg: err.Error()}
+	}
+	e.errw.WriteString("uriscan: " + x.msg + "\n")
+	if x.code == exitUsage {
+		if c := x.cmd; c != nil {
+			fmt.Fprintf(e.errw, "usage: uriscan %s %s\nRun 'uriscan help %s' for details.\n", c.name, c.synopsis, c.name)
+		} else if ok {
+			e.errw.WriteString("Run 'uriscan help' for usage.\n")
+		}
+	}
+	return x.code
+}
+
+// usageError reports a usage error about c (nil: none) and returns
+// exitUsage.
+func (e *env) usageError(msg string, c *command) int { return e.fail(usageErr(msg, c)) }
 
 // versionLine says which uriscan this is: the module version (or the VCS
 // revision of a build from a clone), the Go version and the kernel.
