@@ -57,7 +57,7 @@ install-pebble:
 ## formatting, vet, and the library's tests with the best kernel (-short)
 check: check-fmt
 	$(GO) vet ./...
-	$(GO) test -short -count=1 . ./domain ./format ./normalize ./seen ./frontier
+	$(GO) test -short -count=1 . ./domain ./format ./normalize/... ./seen ./frontier
 
 ## test: everything CI checks: formatting, generated code, vet (amd64 and arm64),
 ## tests with every kernel this CPU has, the GODEBUG and purego legs, arm64 under qemu

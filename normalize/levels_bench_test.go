@@ -1,6 +1,10 @@
 package normalize
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/uriscan/uriscan/normalize/compat"
+)
 
 // BenchmarkLevels runs every level, and the SURT key, over the valid lines
 // of each shared list in one run (for benchstat ratios): the RFC levels
@@ -39,7 +43,7 @@ func BenchmarkLevels(b *testing.B) {
 			}
 			b.Run("level=surt", func(b *testing.B) {
 				run(b, func(dst []byte, i int) []byte {
-					out, _ := AppendSURT(dst, lines[i], SURTOptions{})
+					out, _ := compat.AppendSURT(dst, lines[i], compat.SURTOptions{})
 					return out
 				})
 			})

@@ -53,6 +53,7 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/classify"
 	"github.com/uriscan/uriscan/internal/ports"
+	"github.com/uriscan/uriscan/normalize/compat"
 )
 
 // Level selects which equivalences Append applies.
@@ -68,12 +69,12 @@ const (
 	// equivalences; see Heuristics.
 	Crawler
 	// SafeBrowsing is Google Safe Browsing's URL canonicalization
-	// (AppendSafeBrowsing): the lookup key of its blocklists, not an RFC
-	// equivalence (it unescapes everything, so "a%2Fb" and "a/b" are one).
-	// A Raw level.
+	// (compat.AppendSafeBrowsing): the lookup key of its blocklists, not an
+	// RFC equivalence (it unescapes everything, so "a%2Fb" and "a/b" are
+	// one). A Raw level.
 	SafeBrowsing
-	// W3lib is Python w3lib's canonicalize_url (AppendW3lib), on which
-	// Scrapy's request fingerprints are built. A Raw level.
+	// W3lib is Python w3lib's canonicalize_url (compat.AppendW3lib), on
+	// which Scrapy's request fingerprints are built. A Raw level.
 	W3lib
 )
 
@@ -130,9 +131,9 @@ func ParseLevel(s string) (Level, bool) {
 // "ssh://h:22" and "ssh://h" are.
 //
 // It is the only table: Normalizer levels Scheme and Crawler use all of
-// it; AppendSURT drops only the http and https entries (surtPortSchemes:
-// the surt library's getDefaultPort knows no other); AppendSafeBrowsing
-// and AppendW3lib drop no port, as their owners do not.
+// it; compat.AppendSURT drops only the http and https entries (the surt
+// library's getDefaultPort knows no other); compat.AppendSafeBrowsing and
+// compat.AppendW3lib drop no port, as their owners do not.
 //
 // The table itself is internal/ports, which format shares.
 func DefaultPort(scheme string) (string, bool) { return ports.Default(scheme) }
@@ -192,7 +193,7 @@ type Normalizer struct {
 	// is another equivalence than RFC 3986's, which only lowercases.
 	IPv6RFC5952 bool
 	// W3lib are canonicalize_url's options at level W3lib.
-	W3lib W3libOptions
+	W3lib compat.W3libOptions
 
 	scratch []byte
 	params  []paramSpan

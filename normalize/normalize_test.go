@@ -372,9 +372,9 @@ func TestRootlessZeroAllocs(t *testing.T) {
 	}
 }
 
-// TestDefaultPortTable: the one table (DefaultPort) has tftp 69; SURT's
-// getDefaultPort is the http and https entries of it and 0 for every other
-// scheme of the table; the Hasher drops what Append drops.
+// TestDefaultPortTable: the one table (DefaultPort) has tftp 69; the
+// Hasher drops what Append drops. (SURT's subset of it:
+// compat.TestSURTDefaultPortTable.)
 func TestDefaultPortTable(t *testing.T) {
 	if p, ok := DefaultPort("tftp"); !ok || p != "69" {
 		t.Errorf("DefaultPort(tftp) = %q, %v", p, ok)
@@ -382,13 +382,6 @@ func TestDefaultPortTable(t *testing.T) {
 	schemes := 0
 	ports.Each(func(scheme, port string) {
 		schemes++
-		want := 0
-		if scheme == "http" || scheme == "https" {
-			want = tablePort(scheme)
-		}
-		if got := surtDefaultPort([]byte(scheme)); got != want {
-			t.Errorf("surtDefaultPort(%q) = %d, want %d (the surt library's getDefaultPort)", scheme, got, want)
-		}
 		u, err := uriscan.ParseString(scheme + "://h:" + port + "/x")
 		if err != nil {
 			t.Fatal(err)
@@ -404,9 +397,5 @@ func TestDefaultPortTable(t *testing.T) {
 	})
 	if schemes != 19 {
 		t.Errorf("the table has %d schemes, DefaultPort's doc names 19", schemes)
-	}
-
-	if got := surtDefaultPort([]byte("HTTPS")); got != 443 {
-		t.Errorf("surtDefaultPort(HTTPS) = %d", got)
 	}
 }

@@ -125,7 +125,7 @@ func (kr *keyer) line(k *sink, name string, s *recordScanner) {
 		sum, err := kr.h.SumRaw(s.Bytes())
 		if err != nil {
 			s.perr, count = rawInvalid, countInvalid
-			k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(strings.TrimPrefix(err.Error(), "normalize: ")), s.Bytes(), s.Len())
+			k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(strings.TrimPrefix(err.Error(), "compat: ")), s.Bytes(), s.Len())
 			break
 		}
 		s.perr = nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/normalize/compat"
 )
 
 // setupNormalize: "uriscan normalize" writes each line's normal form.
@@ -46,7 +47,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 					return e.usageError("normalize: --format surt does its own canonicalization (surt's): --"+f+" does not apply", e.cmd)
 				}
 			}
-			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
+			opts := compat.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
 			return e.eachLine(files, *workers, func() lineFn {
 				var buf, red []byte
 				// The key is of the line as shown, its password redacted:
@@ -69,7 +70,7 @@ func setupNormalize(fs *flag.FlagSet) func(*env, []string) int {
 						red = uriscan.AppendRedacted(red[:0], raw)
 						raw = red
 					}
-					return normalize.AppendSURT(dst, raw, opts)
+					return compat.AppendSURT(dst, raw, opts)
 				}
 				return func(k *sink, name string, s *recordScanner) {
 					buf = normalizeRaw(k, name, k.rep.file(name), s, nil, false, buf, surt)
@@ -177,7 +178,7 @@ func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Has
 	s.perr = nil
 	buf, err := canon(buf[:0], s.Bytes())
 	if err != nil {
-		reason := strings.TrimPrefix(err.Error(), "normalize: ")
+		reason := strings.TrimPrefix(err.Error(), "compat: ") // the owner's refusal, without the package
 		k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(reason), s.Bytes(), s.Len())
 		if jsonl {
 			b := appendRecordStart(k.out, file)
