@@ -132,8 +132,8 @@ func ParseLevel(s string) (Level, bool) {
 //
 // It is the only table: Normalizer levels Scheme and Crawler use all of
 // it; compat.AppendSURT drops only the http and https entries (the surt
-// library's getDefaultPort knows no other); compat.AppendSafeBrowsing and
-// compat.AppendW3lib drop no port, as their owners do not.
+// library's getDefaultPort knows no other); compat.AppendW3lib keeps every
+// port and compat.AppendSafeBrowsing drops every port, as their owners do.
 //
 // The table itself is internal/ports, which format shares.
 func DefaultPort(scheme string) (string, bool) { return ports.Default(scheme) }
