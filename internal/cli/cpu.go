@@ -9,6 +9,7 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/cpufeat"
 	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // setupCPU: "uriscan cpu" reports the CPU and the kernel uriscan chose.
@@ -36,7 +37,7 @@ func setupCPU(fs *flag.FlagSet) func(*env, []string) int {
 		line("kernel", k)
 		line("batch", uriscan.BatchPath())
 		line("hints", normalize.HintsPath())
-		line("hash", normalize.HashPath())
+		line("hash", urikey.HashPath())
 		return exitOK
 	}
 }

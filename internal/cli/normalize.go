@@ -10,6 +10,7 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/normalize/compat"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // setupNormalize: "uriscan normalize" writes each line's normal form.
@@ -166,7 +167,7 @@ var rawInvalid = &uriscan.Error{Err: errors.New("refused by the level")}
 // only a line over the limit or one canon refuses is invalid (then
 // s.ParseError is rawInvalid, for the counts). h hashes for jsonl. buf is
 // scratch, returned.
-func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Hasher, jsonl bool, buf []byte, canon func(dst, raw []byte) ([]byte, error)) []byte {
+func normalizeRaw(k *sink, name, file string, s *recordScanner, h *urikey.Hasher, jsonl bool, buf []byte, canon func(dst, raw []byte) ([]byte, error)) []byte {
 	if _, long := s.ls.TooLong(); long {
 		k.reportLine(name, s)
 		if jsonl {
@@ -253,19 +254,19 @@ func appendRepair(b []byte, name string, line int, r normalize.Repairs, rep *rep
 // key in keyFile (random without one), level and cfg, of the normal form
 // as shown (passwords redacted unless --show-passwords) under the run's
 // grammar. On an error it reports it and returns nil and the exit code.
-func (e *env) keyHasher(keyFile string, level normalize.Level, cfg normalize.Normalizer) (*normalize.Hasher, int) {
+func (e *env) keyHasher(keyFile string, level normalize.Level, cfg normalize.Normalizer) (*urikey.Hasher, int) {
 	var key []byte
 	if keyFile != "" {
-		k, err := normalize.ReadKeyFile(keyFile)
+		k, err := urikey.ReadKeyFile(keyFile)
 		if err != nil {
-			// normalize's error says "normalize:"; the command is this one.
-			e.ioError(e.cmdName() + ": " + strings.TrimPrefix(err.Error(), "normalize: "))
+			// urikey's error says "urikey:"; the command is this one.
+			e.ioError(e.cmdName() + ": " + strings.TrimPrefix(err.Error(), "urikey: "))
 			e.flush()
 			return nil, exitUsage
 		}
 		key = k
 	}
-	h, err := normalize.NewHasher(key, level)
+	h, err := urikey.NewHasher(key, level)
 	if err != nil {
 		e.ioError(err.Error())
 		e.flush()
