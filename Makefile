@@ -33,7 +33,7 @@ expect = URISCAN_EXPECT_KERNEL=$(1) URISCAN_EXPECT_BATCH=$(2) URISCAN_EXPECT_HIN
 # tag, which compiles the counters in (internal/pathstats).
 PATH_TAGS  := -tags uriscan_pathstats
 PATH_TESTS := Expected|FastPath|FastBatch|BatchAsm|HashPaths|SumPath
-PATH_PKGS  := . ./normalize ./internal/highway
+PATH_PKGS  := . ./urikey ./internal/highway
 KERNEL_TESTS := Kernel|LineScanner|Parse|Classify|Agree
 
 all: test
@@ -57,7 +57,7 @@ install-pebble:
 ## formatting, vet, and the library's tests with the best kernel (-short)
 check: check-fmt
 	$(GO) vet ./...
-	$(GO) test -short -count=1 . ./domain ./format ./normalize ./seen ./frontier
+	$(GO) test -short -count=1 . ./domain ./format ./normalize/... ./urikey ./seen ./frontier
 
 ## test: everything CI checks: formatting, generated code, vet (amd64 and arm64),
 ## tests with every kernel this CPU has, the GODEBUG and purego legs, arm64 under qemu
@@ -116,7 +116,7 @@ test-avx512-mutants:
 # in the packages that start goroutines or share state between them. The
 # root package starts none (its tests are a third of this leg's time).
 test-race:
-	$(GO) test -count=1 -short -race ./cmd/... ./internal/cli/... ./frontier/... ./normalize/... ./seen/...
+	$(GO) test -count=1 -short -race ./cmd/... ./internal/cli/... ./frontier/... ./normalize/... ./urikey/... ./seen/...
 
 ## test-arm64: the NEON kernel under qemu-aarch64-static (apt-get install qemu-user-static)
 ## The child processes of tests (seen's crash test) run through the same

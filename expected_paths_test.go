@@ -6,6 +6,7 @@ import (
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // expectedPaths are the URISCAN_EXPECT_* variables each CI leg sets, and
@@ -20,7 +21,7 @@ var expectedPaths = []struct {
 	{"URISCAN_EXPECT_KERNEL", uriscan.Kernel},
 	{"URISCAN_EXPECT_BATCH", uriscan.BatchPath},
 	{"URISCAN_EXPECT_HINTS", normalize.HintsPath},
-	{"URISCAN_EXPECT_HASH", normalize.HashPath},
+	{"URISCAN_EXPECT_HASH", urikey.HashPath},
 }
 
 // TestExpectedPaths fails when a URISCAN_EXPECT_* variable names another

@@ -9,6 +9,7 @@ import (
 	"github.com/minio/highwayhash"
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // The normalization comparison (BenchmarkNormalize, `cmd/compare -mode
@@ -49,9 +50,9 @@ var normImpls = []Impl{
 	},
 	{
 		rank: 12, Name: HeadlineNormID,
-		Desc: "uriscan.Parse + normalize.Hasher.Sum at normalize.Scheme: the normal form, then its keyed HighwayHash-128 (the seen-set key)",
+		Desc: "uriscan.Parse + urikey.Hasher.Sum at normalize.Scheme: the normal form, then its keyed HighwayHash-128 (the seen-set key)",
 		Prepare: func(c *Corpus) func() int {
-			h, err := normalize.NewHasher(HashKey, normalize.Scheme)
+			h, err := urikey.NewHasher(HashKey, normalize.Scheme)
 			if err != nil {
 				panic(err)
 			}
@@ -74,9 +75,9 @@ var normImpls = []Impl{
 	},
 	{
 		rank: 13, Name: "uriscan-scheme-hash-preparsed",
-		Desc: "normalize.Hasher.Sum at normalize.Scheme on URIs parsed before timing: uriscan-scheme-hash without its uriscan.Parse (not comparable with the peers, which all parse)",
+		Desc: "urikey.Hasher.Sum at normalize.Scheme on URIs parsed before timing: uriscan-scheme-hash without its uriscan.Parse (not comparable with the peers, which all parse)",
 		Prepare: func(c *Corpus) func() int {
-			h, err := normalize.NewHasher(HashKey, normalize.Scheme)
+			h, err := urikey.NewHasher(HashKey, normalize.Scheme)
 			if err != nil {
 				panic(err)
 			}
@@ -120,9 +121,9 @@ var normImpls = []Impl{
 	},
 	{
 		rank: 21, Name: "uriscan-hash-only",
-		Desc: "normalize.Hasher.SumBytes of the raw line (uriscan's one-call AVX2 HighwayHash-128, digests equal to highwayhash.Sum128): the hash's share of uriscan-scheme-hash",
+		Desc: "urikey.Hasher.SumBytes of the raw line (uriscan's one-call AVX2 HighwayHash-128, digests equal to highwayhash.Sum128): the hash's share of uriscan-scheme-hash",
 		Prepare: func(c *Corpus) func() int {
-			h, err := normalize.NewHasher(HashKey, normalize.Scheme)
+			h, err := urikey.NewHasher(HashKey, normalize.Scheme)
 			if err != nil {
 				panic(err)
 			}
@@ -138,7 +139,7 @@ var normImpls = []Impl{
 			}
 		},
 		One: func(l []byte) (string, bool) {
-			h, _ := normalize.NewHasher(HashKey, normalize.Scheme)
+			h, _ := urikey.NewHasher(HashKey, normalize.Scheme)
 			s := h.SumBytes(l)
 			return hex.EncodeToString(s[:]), true
 		},
@@ -236,7 +237,7 @@ func oneSchemeHash(l []byte) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	h, _ := normalize.NewHasher(HashKey, normalize.Scheme)
+	h, _ := urikey.NewHasher(HashKey, normalize.Scheme)
 	s := h.Sum(&u)
 	return hex.EncodeToString(s[:]), true
 }

@@ -150,7 +150,7 @@ func hasUpper(s string) bool {
 
 // Registrable returns host's registrable domain under ICANN rules, or ""
 // when it has none: Split(host, ICANN)'s, for a function value
-// (normalize.SURTOptions.PublicSuffix).
+// (compat.SURTOptions.PublicSuffix).
 func Registrable(host string) string {
 	p, _ := Split(host, ICANN)
 	return p.Registrable

@@ -19,6 +19,7 @@ import (
 	"github.com/uriscan/uriscan/seen/keylog"
 	"github.com/uriscan/uriscan/seen/pebble"
 	"github.com/uriscan/uriscan/seen/redis"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // The tests of this file hold the checkpoint and the store to each other
@@ -49,7 +50,7 @@ func (st store) open(t *testing.T) seen.Set {
 
 func crawlerParams(t *testing.T) seen.Params {
 	t.Helper()
-	h, err := normalize.NewHasher(testKey, normalize.Crawler)
+	h, err := urikey.NewHasher(testKey, normalize.Crawler)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func crawlStore(t *testing.T, st store, input, output string, opts ...func(*fron
 // stops (Close without Finish) after n lines: a run killed there.
 func stopAfter(t *testing.T, st store, input, output string, n int) {
 	t.Helper()
-	h, _ := normalize.NewHasher(testKey, normalize.Crawler)
+	h, _ := urikey.NewHasher(testKey, normalize.Crawler)
 	keyOf := func(line []byte) (seen.Key, error) { s, err := h.SumRaw(line); return seen.Key(s), err }
 	set := st.open(t)
 	defer set.Close()
@@ -579,7 +580,7 @@ func TestAheadAndMoved(t *testing.T) {
 	os.Remove(out)
 	os.Remove(ckpt)
 	a = keylogStore(t)
-	h, _ := normalize.NewHasher(testKey, normalize.Crawler)
+	h, _ := urikey.NewHasher(testKey, normalize.Crawler)
 	keyOf := func(line []byte) (seen.Key, error) { s, err := h.SumRaw(line); return seen.Key(s), err }
 	set = a.open(t)
 	o := frontier.Options{Output: out, Inputs: []string{input}, Batch: 100, KeyOf: keyOf}

@@ -10,19 +10,20 @@ import (
 	"github.com/uriscan/uriscan/frontier"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // A crawler's frontier: each URI's first occurrence goes to new.txt
 // exactly once, across kills and restarts (rerunning the same code
 // resumes from new.txt.checkpoint). With a set that persists (seen/pebble,
 // seen/redis) the same loop dedups across runs; its hasher then needs a
-// fixed key (normalize.ReadKeyFile) and the set its Params.
+// fixed key (urikey.ReadKeyFile) and the set its Params.
 func Example() {
 	dir, _ := os.MkdirTemp("", "frontier")
 	defer os.RemoveAll(dir)
 	input := "http://example.com/a\nHTTP://EXAMPLE.COM:80/a\nhttp://example.com/b\nnot a URI\nhttp://example.com/%61\n"
 
-	h, _ := normalize.NewHasher(nil, normalize.Scheme) // a random key: the set lives in this process
+	h, _ := urikey.NewHasher(nil, normalize.Scheme) // a random key: the set lives in this process
 	log, err := frontier.Open(seen.NewMemory(0), frontier.Options{
 		Output: filepath.Join(dir, "new.txt"),
 		Inputs: []string{"links"},

@@ -23,17 +23,18 @@ import (
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/keylog"
 	"github.com/uriscan/uriscan/seen/pebble"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // testKey is the crawler's fixed hash key.
-var testKey = bytes.Repeat([]byte{0x42}, normalize.KeySize)
+var testKey = bytes.Repeat([]byte{0x42}, urikey.KeySize)
 
 // crawl is a crawler's dedup loop written against the public API only:
 // the URIs of input (a file of lines) go through the hasher to the Log,
 // which writes each one's first occurrence to output. It returns the
 // Log's tally. Each of opts may change the Log's Options.
 func crawl(input, output string, set seen.Set, batch int, opts ...func(*frontier.Options)) (frontier.Tally, error) {
-	h, err := normalize.NewHasher(testKey, normalize.Crawler)
+	h, err := urikey.NewHasher(testKey, normalize.Crawler)
 	if err != nil {
 		return frontier.Tally{}, err
 	}
@@ -139,7 +140,7 @@ func TestKillChild(t *testing.T) {
 	if input == "" {
 		t.Skip("helper process for TestKillLoop")
 	}
-	h, _ := normalize.NewHasher(testKey, normalize.Crawler)
+	h, _ := urikey.NewHasher(testKey, normalize.Crawler)
 	p, err := h.Params()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -232,7 +233,7 @@ func TestResume(t *testing.T) {
 	input := crawlerInput(t, dir, 3000)
 	want, wantTally := reference(t, input)
 	out := filepath.Join(dir, "out.txt")
-	h, _ := normalize.NewHasher(testKey, normalize.Crawler)
+	h, _ := urikey.NewHasher(testKey, normalize.Crawler)
 	keyOf := func(line []byte) (seen.Key, error) { s, err := h.SumRaw(line); return seen.Key(s), err }
 	opts := frontier.Options{Output: out, Inputs: []string{input}, Run: map[string]string{"level": "crawler"}, Batch: 100, KeyOf: keyOf}
 	set := seen.NewMemory(0)
@@ -333,7 +334,7 @@ func TestWriterAndErrors(t *testing.T) {
 }
 
 // feed gives log the first n lines of data, as crawl does.
-func feed(t *testing.T, log *frontier.Log, h *normalize.Hasher, data []byte, n int) {
+func feed(t *testing.T, log *frontier.Log, h *urikey.Hasher, data []byte, n int) {
 	t.Helper()
 	ls := uriscan.NewLineScannerBytes(data)
 	for i := 0; i < n && ls.Scan(); i++ {
@@ -369,7 +370,7 @@ func TestRerunsAndMisuse(t *testing.T) {
 
 	// A set of the caller's (here a seen.Memory inside a struct).
 	type mySet struct{ *seen.Memory }
-	h, _ := normalize.NewHasher(testKey, normalize.Crawler)
+	h, _ := urikey.NewHasher(testKey, normalize.Crawler)
 	keyOf := func(line []byte) (seen.Key, error) { s, err := h.SumRaw(line); return seen.Key(s), err }
 	out2 := filepath.Join(dir, "out2.txt")
 	opts := frontier.Options{Output: out2, Inputs: []string{input}, Run: map[string]string{"level": "crawler"}, Batch: 100, KeyOf: keyOf}

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/normalize/compat"
 )
 
 // canonSeeds are the inputs of the Safe Browsing document's vectors and of
-// surt's tests (normalize/safebrowsing_test.go, normalize/surt_test.go),
+// surt's tests (normalize/compat: safebrowsing_test.go, surt_test.go),
 // plus a few of each error kind.
 var canonSeeds = []string{
 	"http://host/%25%32%35", "http://host/%25%32%35%25%32%35", "http://host/%2525252525252525",
@@ -134,7 +134,7 @@ func FuzzSafeBrowsing(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out, err := normalize.AppendSafeBrowsing(nil, []byte(s))
+		out, err := compat.AppendSafeBrowsing(nil, []byte(s))
 		if err != nil {
 			if len(out) != 0 {
 				t.Fatalf("AppendSafeBrowsing(%q) = %q with error %v", s, out, err)
@@ -152,7 +152,7 @@ func FuzzSafeBrowsing(f *testing.F) {
 		if sbDecodedDelimiter([]byte(s)) {
 			return
 		}
-		again, err := normalize.AppendSafeBrowsing(nil, out)
+		again, err := compat.AppendSafeBrowsing(nil, out)
 		if err != nil || !bytes.Equal(again, out) {
 			t.Fatalf("not a fixed point: %q -> %q -> %q, %v", s, out, again, err)
 		}
@@ -168,9 +168,9 @@ func FuzzSURT(f *testing.F) {
 	for _, s := range canonSeeds {
 		f.Add(s)
 	}
-	plain := normalize.SURTOptions{PlainURL: true, IncludeScheme: true}
+	plain := compat.SURTOptions{PlainURL: true, IncludeScheme: true}
 	f.Fuzz(func(t *testing.T, s string) {
-		key, err := normalize.AppendSURT(nil, []byte(s), normalize.SURTOptions{})
+		key, err := compat.AppendSURT(nil, []byte(s), compat.SURTOptions{})
 		if err != nil {
 			return
 		}
@@ -191,18 +191,18 @@ func FuzzSURT(f *testing.F) {
 				t.Fatalf("AppendSURT(%q) = %q: byte %#x", s, key, c)
 			}
 		}
-		url, err := normalize.AppendSURT(nil, []byte(s), plain)
+		url, err := compat.AppendSURT(nil, []byte(s), plain)
 		if err != nil {
 			t.Fatalf("AppendSURT(%q) fails only with PlainURL: %v", s, err)
 		}
 		if why := surtNotFixed([]byte(s), url); why != "" {
 			return
 		}
-		again, err := normalize.AppendSURT(nil, url, plain)
+		again, err := compat.AppendSURT(nil, url, plain)
 		if err != nil || !bytes.Equal(again, url) {
 			t.Fatalf("canonical URL not a fixed point: %q -> %q -> %q, %v", s, url, again, err)
 		}
-		key2, _ := normalize.AppendSURT(nil, url, normalize.SURTOptions{})
+		key2, _ := compat.AppendSURT(nil, url, compat.SURTOptions{})
 		if !bytes.Equal(key2, key) {
 			t.Fatalf("SURT of the canonical URL differs: %q -> %q, but %q -> %q", s, key, url, key2)
 		}

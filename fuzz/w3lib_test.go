@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/normalize/compat"
 )
 
-// FuzzW3lib checks that normalize.AppendW3lib never panics, leaves dst as
+// FuzzW3lib checks that compat.AppendW3lib never panics, leaves dst as
 // it was on an error, and is idempotent (W(W(x)) == W(x)) with the default
 // options and with KeepFragments, except in the classes where Python's
 // w3lib.url.canonicalize_url (2.1.1) itself is not, each checked with
@@ -40,8 +40,8 @@ func FuzzW3lib(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, opts := range []normalize.W3libOptions{{}, {KeepFragments: true}, {DropBlankValues: true}} {
-			c1, err := normalize.AppendW3lib([]byte("dst"), []byte(s), opts)
+		for _, opts := range []compat.W3libOptions{{}, {KeepFragments: true}, {DropBlankValues: true}} {
+			c1, err := compat.AppendW3lib([]byte("dst"), []byte(s), opts)
 			if err != nil {
 				if string(c1) != "dst" {
 					t.Fatalf("AppendW3lib(%q) wrote %q with error %v", s, c1, err)
@@ -55,8 +55,8 @@ func FuzzW3lib(f *testing.F) {
 			if w3libPythonNotIdempotent(s, string(c1)) {
 				continue
 			}
-			c2, err := normalize.AppendW3lib(nil, c1, opts)
-			if err == normalize.ErrW3libInvalidIPv6 {
+			c2, err := compat.AppendW3lib(nil, c1, opts)
+			if err == compat.ErrW3libInvalidIPv6 {
 				if _, netloc, _, _ := w3libSplit(string(c1)); strings.ContainsAny(netloc, "[]") {
 					continue // Python raises on its own output here too (see above)
 				}
@@ -146,7 +146,7 @@ func w3libUnhex(c byte) byte {
 	return c | 0x20 - 'a' + 10
 }
 
-// w3libSeeds are the inputs of normalize's table test (w3lib_test.go).
+// w3libSeeds are the inputs of compat's table test (w3lib_test.go).
 var w3libSeeds = []string{
 	"   ",
 	" https://example.com ",

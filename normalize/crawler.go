@@ -267,3 +267,45 @@ func equalFold(s string, b []byte) bool {
 	}
 	return true
 }
+
+// heuristicNames are the names of the heuristics, in the order of the
+// Heuristics bits: what Heuristics.String, ParseHeuristic and a seen-set's
+// "heuristics" parameter use (and uriscan's flags, --drop-fragment ...).
+var heuristicNames = [...]struct {
+	h    Heuristics
+	name string
+}{
+	{DropFragment, "drop-fragment"},
+	{StripParams, "strip-params"},
+	{SortQuery, "sort-query"},
+	{DropEmptyQuery, "drop-empty-query"},
+	{RemoveDuplicateSlashes, "collapse-slashes"},
+	{StripWWW, "strip-www"},
+	{DropIndexPages, "drop-index"},
+	{IDNA, "idna"},
+}
+
+// String names the heuristics in hs, comma-separated, in the order they
+// are listed (DropFragment "drop-fragment", StripParams "strip-params",
+// SortQuery "sort-query", DropEmptyQuery "drop-empty-query",
+// RemoveDuplicateSlashes "collapse-slashes", StripWWW "strip-www",
+// DropIndexPages "drop-index", IDNA "idna"); "" for none.
+func (hs Heuristics) String() string {
+	var names []string
+	for _, n := range heuristicNames {
+		if hs&n.h != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseHeuristic returns the heuristic String names name.
+func ParseHeuristic(name string) (Heuristics, bool) {
+	for _, n := range heuristicNames {
+		if n.name == name {
+			return n.h, true
+		}
+	}
+	return 0, false
+}

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/uriscan/uriscan"
@@ -84,5 +85,27 @@ func TestMatchGlob(t *testing.T) {
 		if got := matchGlob(c.pattern, []byte(c.name)); got != c.want {
 			t.Errorf("matchGlob(%q, %q) = %v, want %v", c.pattern, c.name, got, c.want)
 		}
+	}
+}
+
+// TestHeuristicNames: every heuristic has a name String gives and
+// ParseHeuristic reads back, and the names of a set are in order.
+func TestHeuristicNames(t *testing.T) {
+	seenNames := map[string]bool{}
+	for h := Heuristics(1); h&AllHeuristics != 0; h <<= 1 {
+		name := h.String()
+		if name == "" || strings.Contains(name, ",") || seenNames[name] {
+			t.Fatalf("heuristic %#x: name %q", uint32(h), name)
+		}
+		seenNames[name] = true
+		if g, ok := ParseHeuristic(name); !ok || g != h {
+			t.Fatalf("ParseHeuristic(%q) = %#x, %v, want %#x", name, uint32(g), ok, uint32(h))
+		}
+	}
+	if got := (StripWWW | DropFragment).String(); got != "drop-fragment,strip-www" {
+		t.Errorf("(StripWWW|DropFragment).String() = %q", got)
+	}
+	if _, ok := ParseHeuristic("www"); ok {
+		t.Error("ParseHeuristic(\"www\") succeeded")
 	}
 }

@@ -9,9 +9,10 @@ import (
 
 var hintsUseAVX2 = cpufeat.HintsAVX2 // internal/cpufeat decides
 
-// HintsPath reports how Normalizer and Hasher find out whether a URI may
-// need normalizing: "avx2" (one AVX2 pass, amd64 with AVX2 and BMI2;
-// GODEBUG=cpu.avx2=off or cpu.bmi2=off turns it off) or "go".
+// HintsPath reports how Normalizer (and so urikey.Hasher) finds out
+// whether a URI may need normalizing: "avx2" (one AVX2 pass, amd64 with
+// AVX2 and BMI2; GODEBUG=cpu.avx2=off or cpu.bmi2=off turns it off) or
+// "go".
 func HintsPath() string {
 	if hintsUseAVX2 {
 		return "avx2"

@@ -4,8 +4,9 @@ package normalize
 
 import "github.com/uriscan/uriscan/internal/pathstats"
 
-// HintsPath reports how Normalizer and Hasher find out whether a URI may
-// need normalizing: here always "go" (the scalar searches).
+// HintsPath reports how Normalizer (and so urikey.Hasher) finds out
+// whether a URI may need normalizing: here always "go" (the scalar
+// searches).
 func HintsPath() string { return "go" }
 
 // hints reports what in s may need normalizing: see the hint bits.

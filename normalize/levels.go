@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/normalize/compat"
 )
 
 // Raw reports whether the level reads the text of a line as its owner
@@ -14,16 +15,17 @@ import (
 func (l Level) Raw() bool { return l == SafeBrowsing || l == W3lib }
 
 // AppendRaw appends the canonical form of the text raw at level to dst.
-// At SafeBrowsing and W3lib it is AppendSafeBrowsing and AppendW3lib (with
-// n.W3lib's options): any bytes, and the error is the owner's (no host,
-// say). At the RFC levels raw must parse as an RFC 3986 URI-reference (the
-// error is the parse's *uriscan.Error) and the result is Append's.
+// At SafeBrowsing and W3lib it is compat.AppendSafeBrowsing and
+// compat.AppendW3lib (with n.W3lib's options): any bytes, and the error is
+// the owner's (no host, say). At the RFC levels raw must parse as an RFC
+// 3986 URI-reference (the error is the parse's *uriscan.Error) and the
+// result is Append's.
 func (n *Normalizer) AppendRaw(dst, raw []byte, level Level) ([]byte, error) {
 	switch level {
 	case SafeBrowsing:
-		return AppendSafeBrowsing(dst, raw)
+		return compat.AppendSafeBrowsing(dst, raw)
 	case W3lib:
-		return AppendW3lib(dst, raw, n.W3lib)
+		return compat.AppendW3lib(dst, raw, n.W3lib)
 	}
 	u, err := uriscan.Parse(raw)
 	if err != nil {

@@ -1,6 +1,13 @@
 package normalize
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+
+	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/internal/shareddata"
+	"github.com/uriscan/uriscan/normalize/compat"
+)
 
 // BenchmarkLevels runs every level, and the SURT key, over the valid lines
 // of each shared list in one run (for benchstat ratios): the RFC levels
@@ -39,10 +46,28 @@ func BenchmarkLevels(b *testing.B) {
 			}
 			b.Run("level=surt", func(b *testing.B) {
 				run(b, func(dst []byte, i int) []byte {
-					out, _ := AppendSURT(dst, lines[i], SURTOptions{})
+					out, _ := compat.AppendSURT(dst, lines[i], compat.SURTOptions{})
 					return out
 				})
 			})
 		})
 	}
+}
+
+// corpus loads the valid lines of a shared URL list (skipping, with a
+// notice on stderr, when the shared data is absent).
+func corpus(tb testing.TB, name string) (uris []uriscan.URI, lines [][]byte, size int) {
+	tb.Helper()
+	data := shareddata.URLList(tb, name)
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		u, err := uriscan.Parse(l)
+		if err != nil || len(l) == 0 {
+			continue
+		}
+		uris = append(uris, u)
+		lines = append(lines, l)
+		size += len(l)
+	}
+	return uris, lines, size
 }

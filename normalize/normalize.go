@@ -1,6 +1,9 @@
-// Package normalize writes the normal form of a parsed URI (RFC 3986 §6)
-// and hashes it with a keyed 128-bit HighwayHash, so that equivalent URIs
-// can be found by comparing 16 bytes.
+// Package normalize writes the normal form of a parsed URI (RFC 3986 §6),
+// and on top of it a crawler's heuristics (Crawler, Shape), so that
+// equivalent URIs have one text. Package urikey hashes that text into a
+// seen-set's 16-byte key; package normalize/compat writes other tools'
+// canonical forms (w3lib, SURT, Safe Browsing); the levels W3lib and
+// SafeBrowsing call it.
 //
 // Two levels are RFC equivalences:
 //
@@ -53,6 +56,7 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/classify"
 	"github.com/uriscan/uriscan/internal/ports"
+	"github.com/uriscan/uriscan/normalize/compat"
 )
 
 // Level selects which equivalences Append applies.
@@ -68,12 +72,12 @@ const (
 	// equivalences; see Heuristics.
 	Crawler
 	// SafeBrowsing is Google Safe Browsing's URL canonicalization
-	// (AppendSafeBrowsing): the lookup key of its blocklists, not an RFC
-	// equivalence (it unescapes everything, so "a%2Fb" and "a/b" are one).
-	// A Raw level.
+	// (compat.AppendSafeBrowsing): the lookup key of its blocklists, not an
+	// RFC equivalence (it unescapes everything, so "a%2Fb" and "a/b" are
+	// one). A Raw level.
 	SafeBrowsing
-	// W3lib is Python w3lib's canonicalize_url (AppendW3lib), on which
-	// Scrapy's request fingerprints are built. A Raw level.
+	// W3lib is Python w3lib's canonicalize_url (compat.AppendW3lib), on
+	// which Scrapy's request fingerprints are built. A Raw level.
 	W3lib
 )
 
@@ -130,9 +134,9 @@ func ParseLevel(s string) (Level, bool) {
 // "ssh://h:22" and "ssh://h" are.
 //
 // It is the only table: Normalizer levels Scheme and Crawler use all of
-// it; AppendSURT drops only the http and https entries (surtPortSchemes:
-// the surt library's getDefaultPort knows no other); AppendSafeBrowsing
-// and AppendW3lib drop no port, as their owners do not.
+// it; compat.AppendSURT drops only the http and https entries (the surt
+// library's getDefaultPort knows no other); compat.AppendW3lib keeps every
+// port and compat.AppendSafeBrowsing drops every port, as their owners do.
 //
 // The table itself is internal/ports, which format shares.
 func DefaultPort(scheme string) (string, bool) { return ports.Default(scheme) }
@@ -192,7 +196,7 @@ type Normalizer struct {
 	// is another equivalence than RFC 3986's, which only lowercases.
 	IPv6RFC5952 bool
 	// W3lib are canonicalize_url's options at level W3lib.
-	W3lib W3libOptions
+	W3lib compat.W3libOptions
 
 	scratch []byte
 	params  []paramSpan
@@ -221,10 +225,50 @@ func (n *Normalizer) Append(dst []byte, u *uriscan.URI, level Level) []byte {
 	return dst
 }
 
+// A Check is what Normalizer.Check found out about a URI before writing
+// anything: whether its text is already its normal form, and what
+// AppendChecked needs to write the form when it is not.
+type Check struct {
+	normal bool
+	hints  uint
+}
+
+// Normal reports whether the URI's text is already its normal form. True
+// is certain; false means only that AppendChecked must write the form
+// (which may turn out to be the same text).
+func (c Check) Normal() bool { return c.normal }
+
+// Check takes the look at u that Append takes before it writes anything:
+// one pass over u's text, which at levels Syntax and Scheme tells that
+// most URIs are already normal (at the other levels Check finds nothing,
+// and Normal is false). Append is Check then AppendChecked; a caller that
+// can use a normal URI's text where it lies calls them apart, as
+// urikey.Hasher does to hash such a URI without a copy.
+func (n *Normalizer) Check(u *uriscan.URI, level Level) Check {
+	if level > Scheme {
+		return Check{}
+	}
+	normal, hints := n.unchanged(u, level)
+	return Check{normal, hints}
+}
+
+// AppendChecked is Append for a u that c, n.Check(u, level), is about: it
+// appends the normal form of u at level to dst (u's text itself when
+// c.Normal()) without looking at u again.
+func (n *Normalizer) AppendChecked(dst []byte, u *uriscan.URI, level Level, c Check) []byte {
+	switch {
+	case level > Scheme:
+		return n.Append(dst, u, level)
+	case c.normal:
+		return append(dst, u.String()...) // already normal: one copy
+	}
+	return n.appendChanged(dst, u, level, c.hints)
+}
+
 // appendScheme is Append up to level Scheme.
 func (n *Normalizer) appendScheme(dst []byte, u *uriscan.URI, level Level) []byte {
-	hints := uriHints(u)
-	if n.unchanged(u, level, hints) && !n.rewritesIPv6(u) {
+	normal, hints := n.unchanged(u, level)
+	if normal {
 		return append(dst, u.String()...) // already normal: one copy
 	}
 	return n.appendChanged(dst, u, level, hints)
@@ -411,29 +455,32 @@ func (n *Normalizer) removesDots(u *uriscan.URI, path string) bool {
 
 // unchanged reports whether u is its own normal form at level (up to
 // Scheme) with n's options, so Append can copy it whole: no
-// percent-encoding anywhere, a lowercase scheme and host, no dot segment
-// in a path whose dot segments n removes (removesDots), and no port or
-// path that scheme-based normalization would change. A dot segment at
-// the start of a rootless path ("./x", "../x", "." or "..") is seen by
-// hintDotStart, one after a "/" by hintSlashDot. hints are u's uriHints.
-func (n *Normalizer) unchanged(u *uriscan.URI, level Level, hints uint) bool {
-	if hints&(hintPct|hintUpper) != 0 {
-		return false
+// percent-encoding anywhere, a lowercase scheme and host, no IPv6 host
+// that n rewrites (rewritesIPv6), no dot segment in a path whose dot
+// segments n removes (removesDots), and no port or path that
+// scheme-based normalization would change. A dot segment at the start of
+// a rootless path ("./x", "../x", "." or "..") is seen by hintDotStart,
+// one after a "/" by hintSlashDot. It returns u's uriHints too, which
+// appendChanged takes.
+func (n *Normalizer) unchanged(u *uriscan.URI, level Level) (bool, uint) {
+	hints := uriHints(u)
+	if hints&(hintPct|hintUpper) != 0 || n.rewritesIPv6(u) {
+		return false, hints
 	}
 	path := u.Path()
 	if hints&(hintSlashDot|hintDotStart) != 0 && n.removesDots(u, path) && hasDotSegment(path) {
-		return false
+		return false, hints
 	}
 	if level < Scheme || !u.HasAuthority() {
-		return true
+		return true, hints
 	}
 	if u.Has(uriscan.Port) {
 		port := u.Port()
 		if def, _ := ports.Default(u.Scheme()); port == "" || port == def {
-			return false
+			return false, hints
 		}
 	}
-	return path != "" || !slashWhenEmpty(unsafe.Slice(unsafe.StringData(u.Scheme()), len(u.Scheme())))
+	return path != "" || !slashWhenEmpty(unsafe.Slice(unsafe.StringData(u.Scheme()), len(u.Scheme()))), hints
 }
 
 // hasUpper reports whether s has an upper case ASCII letter, eight bytes

@@ -132,20 +132,12 @@ func TestKeepEncodedDots(t *testing.T) {
 	if string(orig) != "http://a/b/%2E%2E/g" {
 		t.Errorf("g against the original = %q", orig)
 	}
-	h, _ := NewHasher(nil, Syntax)
-	h.Config().KeepEncodedDots = true
-	a, b := h.Sum(&base), h.Clone().Sum(&base)
-	rfcH := h.Clone()
-	rfcH.Config().KeepEncodedDots = false
-	if a != b || string(h.Canonical()) != "http://a/b/%2E%2E/c" || rfcH.Sum(&base) == a {
-		t.Errorf("Hasher: KeepEncodedDots not kept by Clone or not used")
-	}
 }
 
 // TestIPv6RFC5952: with IPv6RFC5952 an IPv6 host takes RFC 5952's text
 // form (§4: lower case, no leading zeros, the longest run of two or more
 // zero groups as "::", the first of equal runs; §5: an IPv4-mapped
-// address in dotted form); off, it is only lowercased. The Hasher agrees.
+// address in dotted form); off, it is only lowercased.
 func TestIPv6RFC5952(t *testing.T) {
 	on := Normalizer{IPv6RFC5952: true}
 	var off Normalizer
@@ -170,12 +162,6 @@ func TestIPv6RFC5952(t *testing.T) {
 		checkStable(t, &on, c.on, Scheme)
 		if got := string(off.Append(nil, &u, Scheme)); got != c.off {
 			t.Errorf("%q = %q, want %q", c.in, got, c.off)
-		}
-		h, _ := NewHasher(nil, Scheme)
-		h.Config().IPv6RFC5952 = true
-		h.Sum(&u)
-		if got := string(h.Clone().n.Append(nil, &u, Scheme)); got != c.on || string(h.Canonical()) != c.on {
-			t.Errorf("Hasher %q: canonical %q, clone %q, want %q", c.in, h.Canonical(), got, c.on)
 		}
 	}
 	u, _ := uriscan.ParseString("http://[2001:db8::1]/")
@@ -243,8 +229,8 @@ var rootlessCases = []struct{ in, rfc, keep string }{
 // rootless path too (§6.2.2.3), unless KeepRootlessDots; a relative
 // reference keeps them; no normal form without an authority has a path
 // beginning with "//". Every normal form parses to the same authority
-// (none, or the one it had) and is a fixed point, the Hasher hashes the
-// same form, and the fast path (unchanged) agrees with the full one.
+// (none, or the one it had) and is a fixed point, and the fast path
+// (unchanged) agrees with the full one.
 func TestRootlessDots(t *testing.T) {
 	rfc, keep := &Normalizer{}, &Normalizer{KeepRootlessDots: true}
 	for _, c := range rootlessCases {
@@ -270,14 +256,41 @@ func TestRootlessDots(t *testing.T) {
 				if full := string(tc.n.appendChanged(nil, &u, level, uriHints(&u))); full != got {
 					t.Errorf("KeepRootlessDots %v, %v %q: Append %q, appendChanged %q", tc.n.KeepRootlessDots, level, c.in, got, full)
 				}
-				h, _ := NewHasher(make([]byte, KeySize), level)
-				*h.Config() = Normalizer{KeepRootlessDots: tc.n.KeepRootlessDots}
-				h2 := h.Clone()
-				if h.Sum(&u) != h2.Sum(&v) || string(h.Canonical()) != tc.want {
-					t.Errorf("KeepRootlessDots %v, %v %q: the Hasher (or its Clone) keys %q", tc.n.KeepRootlessDots, level, c.in, h.Canonical())
+			}
+		}
+	}
+}
+
+// TestCheck: AppendChecked after Check appends what Append does, and
+// Check finds a URI normal only at Syntax and Scheme and only when its
+// text is the normal form (as most URIs' text is).
+func TestCheck(t *testing.T) {
+	inputs := []string{"http://example.com/a", "HTTP://example.com/a", "http://example.com:80/a", "http://[::1]/", "http://[0:0::1]/", "p?q#f", ""}
+	for _, c := range rootlessCases {
+		inputs = append(inputs, c.in)
+	}
+	for _, in := range inputs {
+		u, err := uriscan.ParseString(in)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		for _, n := range []*Normalizer{{}, {KeepRootlessDots: true}, {IPv6RFC5952: true}} {
+			for _, level := range []Level{Syntax, Scheme, Crawler, SafeBrowsing, W3lib, Shape} {
+				want := string(n.Append(nil, &u, level))
+				c := n.Check(&u, level)
+				if c.Normal() && (u.String() != want || level > Scheme) {
+					t.Errorf("%+v, %v %q: Check says normal, the normal form is %q", *n, level, in, want)
+				}
+				if got := string(n.AppendChecked([]byte("dst"), &u, level, c)); got != "dst"+want {
+					t.Errorf("%+v, %v %q: AppendChecked %q, want %q", *n, level, in, got, "dst"+want)
 				}
 			}
 		}
+	}
+	var n Normalizer
+	u, _ := uriscan.ParseString("http://example.com/a")
+	if !n.Check(&u, Syntax).Normal() || !n.Check(&u, Scheme).Normal() {
+		t.Errorf("Check: %q is not normal", u.String())
 	}
 }
 
@@ -305,10 +318,10 @@ func TestUnchangedRootless(t *testing.T) {
 		{"mailto:a@b.example", true, true},
 	} {
 		u, _ := uriscan.ParseString(c.in)
-		if got := rfc.unchanged(&u, Syntax, uriHints(&u)); got != c.rfc {
+		if got, _ := rfc.unchanged(&u, Syntax); got != c.rfc {
 			t.Errorf("unchanged(%q) = %v, want %v", c.in, got, c.rfc)
 		}
-		if got := keep.unchanged(&u, Syntax, uriHints(&u)); got != c.keep {
+		if got, _ := keep.unchanged(&u, Syntax); got != c.keep {
 			t.Errorf("KeepRootlessDots: unchanged(%q) = %v, want %v", c.in, got, c.keep)
 		}
 	}
@@ -372,9 +385,9 @@ func TestRootlessZeroAllocs(t *testing.T) {
 	}
 }
 
-// TestDefaultPortTable: the one table (DefaultPort) has tftp 69; SURT's
-// getDefaultPort is the http and https entries of it and 0 for every other
-// scheme of the table; the Hasher drops what Append drops.
+// TestDefaultPortTable: the one table (DefaultPort) has tftp 69, and
+// Append drops each of its ports. (SURT's subset of it:
+// compat.TestSURTDefaultPortTable; the Hasher: urikey's.)
 func TestDefaultPortTable(t *testing.T) {
 	if p, ok := DefaultPort("tftp"); !ok || p != "69" {
 		t.Errorf("DefaultPort(tftp) = %q, %v", p, ok)
@@ -382,13 +395,6 @@ func TestDefaultPortTable(t *testing.T) {
 	schemes := 0
 	ports.Each(func(scheme, port string) {
 		schemes++
-		want := 0
-		if scheme == "http" || scheme == "https" {
-			want = tablePort(scheme)
-		}
-		if got := surtDefaultPort([]byte(scheme)); got != want {
-			t.Errorf("surtDefaultPort(%q) = %d, want %d (the surt library's getDefaultPort)", scheme, got, want)
-		}
 		u, err := uriscan.ParseString(scheme + "://h:" + port + "/x")
 		if err != nil {
 			t.Fatal(err)
@@ -397,16 +403,8 @@ func TestDefaultPortTable(t *testing.T) {
 		if got := string(n.Append(nil, &u, Scheme)); got != scheme+"://h/x" {
 			t.Errorf("Scheme %q = %q, want the port dropped", u.String(), got)
 		}
-		h, _ := NewHasher(make([]byte, KeySize), Scheme)
-		if h.Sum(&u); string(h.Canonical()) != scheme+"://h/x" {
-			t.Errorf("Hasher %q: canonical %q", u.String(), h.Canonical())
-		}
 	})
 	if schemes != 19 {
 		t.Errorf("the table has %d schemes, DefaultPort's doc names 19", schemes)
-	}
-
-	if got := surtDefaultPort([]byte("HTTPS")); got != 443 {
-		t.Errorf("surtDefaultPort(HTTPS) = %d", got)
 	}
 }

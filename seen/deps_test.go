@@ -18,7 +18,7 @@ var heavy = []string{
 
 // TestDependencyRule: package seen imports nothing beyond the standard
 // library and golang.org/x/sys, and a program that uses only seen.Memory
-// and normalize.Hasher (testdata/memonly) links neither Pebble nor
+// and urikey.Hasher (testdata/memonly) links neither Pebble nor
 // go-redis nor what they bring, and builds under 5 MB; nor does package
 // seen/keylog. The persistent stores are packages of their own
 // (seen/keylog, seen/pebble, seen/redis).
@@ -33,7 +33,7 @@ func TestDependencyRule(t *testing.T) {
 	}
 	linked, deps := gotool.Linked(t, "./testdata/memonly", heavy...)
 	for _, d := range linked {
-		t.Errorf("a program with seen.Memory and normalize.Hasher links %s", d)
+		t.Errorf("a program with seen.Memory and urikey.Hasher links %s", d)
 	}
 	bin := filepath.Join(t.TempDir(), "memonly")
 	gotool.Run(t, "build", "-o", bin, "./testdata/memonly")
@@ -42,9 +42,9 @@ func TestDependencyRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fi.Size() >= 5<<20 {
-		t.Errorf("a program with seen.Memory and normalize.Hasher is %d bytes, want under 5 MiB", fi.Size())
+		t.Errorf("a program with seen.Memory and urikey.Hasher is %d bytes, want under 5 MiB", fi.Size())
 	}
-	t.Logf("seen.Memory + normalize.Hasher: %d packages, %d bytes", deps, fi.Size())
+	t.Logf("seen.Memory + urikey.Hasher: %d packages, %d bytes", deps, fi.Size())
 	// The key log, a disk set, links none of them either.
 	linked, deps = gotool.Linked(t, "./keylog", heavy...)
 	for _, d := range linked {

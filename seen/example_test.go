@@ -9,7 +9,7 @@ import (
 
 func Example() {
 	// uriscan derives keys with a keyed HighwayHash-128 of the canonical
-	// URI (package normalize); a truncated SHA-256 keeps this short.
+	// URI (package urikey); a truncated SHA-256 keeps this short.
 	keyOf := func(uri string) seen.Key {
 		sum := sha256.Sum256([]byte(uri))
 		return seen.Key(sum[:16])

@@ -13,7 +13,7 @@ import (
 // and seen/redis) are made. The first writer records it in the store and
 // every later one must give the same, so that runs that would make
 // different keys for the same URI cannot mix them in one set. Make it with
-// normalize.Hasher.Params, which names everything that changes a key; the
+// urikey.Hasher.Params, which names everything that changes a key; the
 // command uriscan dedup records exactly that, so a set written by either
 // is accepted by the other. Its entries are, for example,
 //

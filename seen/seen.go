@@ -6,7 +6,7 @@
 // # Keys
 //
 // A Key is the 128-bit keyed hash of a URI's canonical form (HighwayHash-128
-// with a 32-byte key, see package normalize). Equal keys stand for
+// with a 32-byte key, see package urikey). Equal keys stand for
 // equivalent URIs, up to a 2^-128 chance of collision. Because the hash is
 // keyed, keys are uniformly distributed even for adversarial input, so the
 // sets use key bits directly as table positions and shard numbers without

@@ -18,6 +18,7 @@ import (
 	"github.com/uriscan/uriscan/internal/cpufeat"
 	"github.com/uriscan/uriscan/internal/cpuinfo"
 	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 func TestValidate(t *testing.T) {
@@ -100,7 +101,7 @@ func TestResolveBadBase(t *testing.T) {
 func TestCPU(t *testing.T) {
 	code, out, _ := cli(t, "", "cpu")
 	if code != 0 || !strings.Contains(out, "\nkernel:      "+uriscan.Kernel()) /* GODEBUG may follow */ || !strings.Contains(out, "\nbatch:       "+uriscan.BatchPath()+"\n") ||
-		!strings.Contains(out, "\nhints:       "+normalize.HintsPath()+"\n") || !strings.Contains(out, "\nhash:        "+normalize.HashPath()+"\n") || !strings.HasPrefix(out, "cpu:") {
+		!strings.Contains(out, "\nhints:       "+normalize.HintsPath()+"\n") || !strings.Contains(out, "\nhash:        "+urikey.HashPath()+"\n") || !strings.HasPrefix(out, "cpu:") {
 		t.Errorf("cpu: exit %d, output %q", code, out)
 	}
 	// The features are dispatch's (internal/cpufeat), GODEBUG applied.
@@ -139,7 +140,7 @@ func TestNormalize(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatalf("%q: %v", out, err)
 	}
-	// The pinned digest of normalize/hash_test.go: same key, same normal form.
+	// The pinned digest of urikey/hash_test.go: same key, same normal form.
 	if obj["normalized"] != "http://www.example.com/a/~c?x=%2F#F" || obj["hash"] != "239c8095a621c95dd06af0f81b6addd6" || obj["line"] != 1.0 {
 		t.Errorf("jsonl: %v", obj)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/uriscan/uriscan/internal/cpufeat"
 	"github.com/uriscan/uriscan/internal/cpuinfo"
 	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // cpuCommand is uriscan cpu.
@@ -51,7 +52,7 @@ func setupCPU(fs *flagSet) func(*env, []string) int {
 		line("kernel", k)
 		line("batch", uriscan.BatchPath())
 		line("hints", normalize.HintsPath())
-		line("hash", normalize.HashPath())
+		line("hash", urikey.HashPath())
 		return exitOK
 	}
 }

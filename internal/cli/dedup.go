@@ -13,8 +13,8 @@ import (
 
 	"github.com/uriscan/uriscan/frontier"
 	"github.com/uriscan/uriscan/internal/redisurl"
-	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // dedupCommand is uriscan dedup.
@@ -72,8 +72,8 @@ const defaultDedupBatch = 1024
 // class, through package frontier, which owns the exactly-once protocol
 // (batches, checkpoint, replay, truncation): --output is exactly once,
 // standard output at least once. The command reads the inputs, keys each
-// line (normalize.Hasher) and reports; the store is opened as a Go
-// program would open it (normalize.Hasher.Params).
+// line (urikey.Hasher) and reports; the store is opened as a Go
+// program would open it (urikey.Hasher.Params).
 func setupDedup(fs *flagSet) func(*env, []string) int {
 	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR (a key log), pebble:DIR (Pebble, for sets larger than memory, in a uriscan built with -tags pebble, which also opens an earlier version's Pebble set under disk:DIR; without it both are refused), redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
 	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisurl.DefaultPrefix+")")
@@ -122,7 +122,7 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 			return e.usageError("dedup: --checkpoint to standard output needs a disk or Redis store: a memory set is gone after the process", e.cmd)
 		}
 		// The keys are of the forms as shown, passwords redacted unless
-		// --show-passwords (normalize.Hasher's rule, which the store
+		// --show-passwords (urikey.Hasher's rule, which the store
 		// records: a store made the other way is refused, not mixed).
 		h, code := e.keyHasher(*keyFile, lv, cfg)
 		if h == nil {
@@ -365,7 +365,7 @@ type deduper struct {
 	start time.Time // for the summary's time and rate
 	set   seen.Set
 	log   *frontier.Log
-	h     *normalize.Hasher
+	h     *urikey.Hasher
 	// kt is the keyer each goroutine that keys lines copies (newKeyer).
 	kt keyer
 	// summaryFile is --summary.

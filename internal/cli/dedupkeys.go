@@ -12,6 +12,7 @@ import (
 	"github.com/uriscan/uriscan/logformat"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // keyer keys a dedup run's lines: what each holds (its records: keys,
@@ -19,7 +20,7 @@ import (
 // counts it as, its report on standard error and its digest (see
 // dedupRecs). One per goroutine: it holds its hasher and scratch.
 type keyer struct {
-	h       *normalize.Hasher
+	h       *urikey.Hasher
 	redacts bool
 	sums    bool // the Log takes each line's digest (frontier.Log.Sums)
 	// x, with --extract, finds the URIs in a line (ms: its matches); lm,
@@ -125,7 +126,7 @@ func (kr *keyer) line(k *sink, name string, s *recordScanner) {
 		sum, err := kr.h.SumRaw(s.Bytes())
 		if err != nil {
 			s.perr, count = rawInvalid, countInvalid
-			k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(strings.TrimPrefix(err.Error(), "normalize: ")), s.Bytes(), s.Len())
+			k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(strings.TrimPrefix(err.Error(), "compat: ")), s.Bytes(), s.Len())
 			break
 		}
 		s.perr = nil

@@ -84,7 +84,7 @@ func without(a, b []string) []string {
 	return out
 }
 
-// paramFlags writes a store's Params (normalize.Hasher.Params) as the
+// paramFlags writes a store's Params (urikey.Hasher.Params) as the
 // flags that make them.
 func paramFlags(p seen.Params) []string {
 	var f []string

@@ -13,6 +13,7 @@ import (
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/keylog"
 	"github.com/uriscan/uriscan/seen/pebble"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // interopURIs are URIs in several spellings, with passwords (keyed
@@ -36,9 +37,9 @@ func interopURIs(tag string, n int) []string {
 
 // libraryHasher is what a Go program makes for the flags given to the
 // command: level crawler with --strip-www (only that heuristic).
-func libraryHasher(t *testing.T, key []byte) *normalize.Hasher {
+func libraryHasher(t *testing.T, key []byte) *urikey.Hasher {
 	t.Helper()
-	h, err := normalize.NewHasher(key, normalize.Crawler)
+	h, err := urikey.NewHasher(key, normalize.Crawler)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func libraryHasher(t *testing.T, key []byte) *normalize.Hasher {
 	return h
 }
 
-func libraryKeys(t *testing.T, h *normalize.Hasher, uris []string) []seen.Key {
+func libraryKeys(t *testing.T, h *urikey.Hasher, uris []string) []seen.Key {
 	t.Helper()
 	var keys []seen.Key
 	for _, s := range uris {
@@ -60,7 +61,7 @@ func libraryKeys(t *testing.T, h *normalize.Hasher, uris []string) []seen.Key {
 }
 
 // TestStoreInterop: a disk store written by a Go program through the
-// library's API (normalize.Hasher.Params, keylog.Open or pebble.Open) is
+// library's API (urikey.Hasher.Params, keylog.Open or pebble.Open) is
 // accepted by uriscan dedup --store disk:DIR with the same settings (a
 // Pebble set an earlier version made included), and finds what the
 // program recorded; a store written by the command (disk:DIR, pebble:DIR)
@@ -83,7 +84,7 @@ func TestStoreInterop(t *testing.T) {
 func testStoreInterop(t *testing.T, cmdKind string, openLib func(dir string, p seen.Params) (seen.Set, error)) {
 	dir := t.TempDir()
 	keyFile := writeKey(t, dir)
-	key, err := normalize.ReadKeyFile(keyFile)
+	key, err := urikey.ReadKeyFile(keyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func testStoreInterop(t *testing.T, cmdKind string, openLib func(dir string, p s
 	set.Close()
 
 	// Other settings are refused, naming the difference.
-	other, _ := normalize.NewHasher(key, normalize.Scheme)
+	other, _ := urikey.NewHasher(key, normalize.Scheme)
 	op, _ := other.Params()
 	_, err = openLib(cmdStore, op)
 	var pe *seen.ParamsError
@@ -144,8 +145,8 @@ func testStoreInterop(t *testing.T, cmdKind string, openLib func(dir string, p s
 	if code, _, errs := cli(t, "http://x/\n", "dedup", "--store", "disk:"+lib, "--key-file", keyFile, "--level", "scheme"); code != 2 || !strings.Contains(errs, "--level crawler") {
 		t.Errorf("dedup --level scheme over the library's crawler store: exit %d, want 2 and the flag it was made with\n%s", code, errs)
 	}
-	random, _ := normalize.NewHasher(nil, normalize.Crawler)
-	if _, err := random.Params(); !errors.Is(err, normalize.ErrRandomKey) {
+	random, _ := urikey.NewHasher(nil, normalize.Crawler)
+	if _, err := random.Params(); !errors.Is(err, urikey.ErrRandomKey) {
 		t.Errorf("Params of a random key: %v", err)
 	}
 	if _, err := openLib(filepath.Join(dir, "none"), nil); err == nil {

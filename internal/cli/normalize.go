@@ -8,6 +8,8 @@ import (
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/normalize/compat"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // normalizeCommand is uriscan normalize.
@@ -70,7 +72,7 @@ func setupNormalize(fs *flagSet) func(*env, []string) int {
 					return e.usageError("normalize: --format surt does its own canonicalization (surt's): --"+f+" does not apply", e.cmd)
 				}
 			}
-			opts := normalize.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
+			opts := compat.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
 			return e.eachLine(files, *workers, func() lineFn {
 				var buf, red []byte
 				// The key is of the line as shown, its password redacted:
@@ -93,7 +95,7 @@ func setupNormalize(fs *flagSet) func(*env, []string) int {
 						red = uriscan.AppendRedacted(red[:0], raw)
 						raw = red
 					}
-					return normalize.AppendSURT(dst, raw, opts)
+					return compat.AppendSURT(dst, raw, opts)
 				}
 				return func(k *sink, name string, s *recordScanner) {
 					buf = normalizeRaw(k, name, k.rep.file(name), s, nil, false, buf, surt)
@@ -189,7 +191,7 @@ var rawInvalid = &uriscan.Error{Err: errors.New("refused by the level")}
 // only a line over the limit or one canon refuses is invalid (then
 // s.ParseError is rawInvalid, for the counts). h hashes for jsonl. buf is
 // scratch, returned.
-func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Hasher, jsonl bool, buf []byte, canon func(dst, raw []byte) ([]byte, error)) []byte {
+func normalizeRaw(k *sink, name, file string, s *recordScanner, h *urikey.Hasher, jsonl bool, buf []byte, canon func(dst, raw []byte) ([]byte, error)) []byte {
 	if _, long := s.ls.TooLong(); long {
 		k.reportLine(name, s)
 		if jsonl {
@@ -201,7 +203,7 @@ func normalizeRaw(k *sink, name, file string, s *recordScanner, h *normalize.Has
 	s.perr = nil
 	buf, err := canon(buf[:0], s.Bytes())
 	if err != nil {
-		reason := strings.TrimPrefix(err.Error(), "normalize: ")
+		reason := strings.TrimPrefix(err.Error(), "compat: ") // the owner's refusal, without the package
 		k.err = k.rep.appendLineReport(k.err, name, int64(s.Line()), 0, []byte(reason), s.Bytes(), s.Len())
 		if jsonl {
 			b := appendRecordStart(k.out, file)
@@ -276,19 +278,19 @@ func appendRepair(b []byte, name string, line int, r normalize.Repairs, rep *rep
 // key in keyFile (random without one), level and cfg, of the normal form
 // as shown (passwords redacted unless --show-passwords) under the run's
 // grammar. On an error it reports it and returns nil and the exit code.
-func (e *env) keyHasher(keyFile string, level normalize.Level, cfg normalize.Normalizer) (*normalize.Hasher, int) {
+func (e *env) keyHasher(keyFile string, level normalize.Level, cfg normalize.Normalizer) (*urikey.Hasher, int) {
 	var key []byte
 	if keyFile != "" {
-		k, err := normalize.ReadKeyFile(keyFile)
+		k, err := urikey.ReadKeyFile(keyFile)
 		if err != nil {
-			// normalize's error says "normalize:"; the command is this one.
-			e.ioError(e.cmdName() + ": " + strings.TrimPrefix(err.Error(), "normalize: "))
+			// urikey's error says "urikey:"; the command is this one.
+			e.ioError(e.cmdName() + ": " + strings.TrimPrefix(err.Error(), "urikey: "))
 			e.flush()
 			return nil, exitUsage
 		}
 		key = k
 	}
-	h, err := normalize.NewHasher(key, level)
+	h, err := urikey.NewHasher(key, level)
 	if err != nil {
 		e.ioError(err.Error())
 		e.flush()

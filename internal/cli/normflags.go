@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/uriscan/uriscan/normalize"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // normFlags are the normalizer's options on normalize and dedup: the
@@ -51,7 +52,7 @@ func addNormFlags(fs *flagSet) *normFlags {
 
 // config returns the level and the normalizer the flags give, or a usage
 // error. (What a persistent store records of them is the hasher's:
-// normalize.Hasher.Params.)
+// urikey.Hasher.Params.)
 func (f *normFlags) config(fs *flagSet, cmd string) (normalize.Level, normalize.Normalizer, string) {
 	lv, ok := normalize.ParseLevel(*f.level)
 	if !ok {
@@ -91,7 +92,7 @@ func (f *normFlags) config(fs *flagSet, cmd string) (normalize.Level, normalize.
 }
 
 // configure gives h the normalizer's options.
-func configure(h *normalize.Hasher, n normalize.Normalizer) {
+func configure(h *urikey.Hasher, n normalize.Normalizer) {
 	c := h.Config()
 	c.Heuristics, c.StripParams, c.KeepEncodedDots, c.KeepRootlessDots, c.IPv6RFC5952 = n.Heuristics, n.StripParams, n.KeepEncodedDots, n.KeepRootlessDots, n.IPv6RFC5952
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // TestRedisPassword: the password comes from the first line of
@@ -139,7 +140,7 @@ func TestRedisPasswordStore(t *testing.T) {
 		t.Fatalf("CONFIG SET requirepass: %q", line)
 	}
 	c.Close()
-	h, err := normalize.NewHasher(nil, normalize.Syntax)
+	h, err := urikey.NewHasher(nil, normalize.Syntax)
 	if err != nil {
 		t.Fatal(err)
 	}

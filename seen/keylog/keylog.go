@@ -175,7 +175,7 @@ type Options struct {
 	// system or a power loss, after which the set may be refused as
 	// damaged. See "Durability" on Set.
 	NoSync bool
-	// Params says how the set's keys are made (normalize.Hasher.Params):
+	// Params says how the set's keys are made (urikey.Hasher.Params):
 	// recorded in a new set and checked against the record of an existing
 	// one; see seen.Params. Open refuses nil Params unless AnyParams.
 	Params seen.Params

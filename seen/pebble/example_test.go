@@ -10,6 +10,7 @@ import (
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/pebble"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // A set on disk, kept across runs: its keys come from a hasher with a
@@ -19,8 +20,8 @@ import (
 func Example() {
 	dir, _ := os.MkdirTemp("", "seen")
 	defer os.RemoveAll(dir)
-	key := bytes.Repeat([]byte{7}, normalize.KeySize) // normalize.ReadKeyFile in practice
-	h, _ := normalize.NewHasher(key, normalize.Scheme)
+	key := bytes.Repeat([]byte{7}, urikey.KeySize) // urikey.ReadKeyFile in practice
+	h, _ := urikey.NewHasher(key, normalize.Scheme)
 	params, err := h.Params() // an error for a key drawn at random
 	if err != nil {
 		fmt.Println(err)

@@ -245,7 +245,7 @@ type Options struct {
 	// Fatalf is never passed on as such: a fatal error stops the set
 	// (see Set) and is given to Logger.Errorf.
 	Logger pebble.Logger
-	// Params says how the set's keys are made (normalize.Hasher.Params):
+	// Params says how the set's keys are made (urikey.Hasher.Params):
 	// recorded in a new set and checked against the record of an existing
 	// one; see seen.Params. Open refuses nil Params unless AnyParams.
 	Params seen.Params

@@ -8,17 +8,18 @@ import (
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
 	"github.com/uriscan/uriscan/seen/redis"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 // A set in Redis, shared by every crawler process that opens it with the
 // same prefix and the same hasher settings. (Not run: it needs a server.)
 func Example() {
-	key, err := normalize.ReadKeyFile("key.hex") // the same key on every machine
+	key, err := urikey.ReadKeyFile("key.hex") // the same key on every machine
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	h, _ := normalize.NewHasher(key, normalize.Crawler)
+	h, _ := urikey.NewHasher(key, normalize.Crawler)
 	params, _ := h.Params()
 	set, err := redis.OpenURL("redis://127.0.0.1:6379/0?prefix=crawl:", &redis.Options{Params: params})
 	if err != nil {

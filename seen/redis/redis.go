@@ -48,7 +48,7 @@ import (
 // k belongs to shard (uint16(k[0]) | uint16(k[1])<<8) & 16383, and is stored
 // in it as a member of 16 raw bytes, the key itself. Every writer that
 // shares a set must use the same Prefix and the same HighwayHash key (see
-// package normalize); the layout above is fixed so that versions agree.
+// package urikey); the layout above is fixed so that versions agree.
 // When Options.Params is given, the set's seen.Params are a JSON object in
 // the string key Prefix + "params" (see seen.Params). The set's identity (see
 // seen.Stamp) is the string key Prefix + "id", 32 hex digits set (SET NX) by
@@ -308,7 +308,7 @@ type Options struct {
 	// DefaultRetryBackoff and DefaultMaxRetryBackoff.
 	RetryBackoff, MaxRetryBackoff time.Duration
 
-	// Params says how the set's keys are made (normalize.Hasher.Params):
+	// Params says how the set's keys are made (urikey.Hasher.Params):
 	// recorded with a new (empty) set and checked against the record of an
 	// existing one; see seen.Params. Open refuses nil Params unless
 	// AnyParams.

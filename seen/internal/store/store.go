@@ -16,7 +16,7 @@ import (
 
 // ErrNilParams is the error of a store opened with nil Params and without
 // AnyParams.
-var ErrNilParams = errors.New("no Params: a set kept across runs must record how its keys are made (normalize.Hasher.Params, which refuses a hash key drawn at random), or be opened with AnyParams to take it whatever it records")
+var ErrNilParams = errors.New("no Params: a set kept across runs must record how its keys are made (urikey.Hasher.Params, which refuses a hash key drawn at random), or be opened with AnyParams to take it whatever it records")
 
 // WithFormat returns a copy of p with the "format" entry set to format, or
 // an error if p sets it itself.

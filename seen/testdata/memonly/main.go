@@ -11,10 +11,11 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
+	"github.com/uriscan/uriscan/urikey"
 )
 
 func main() {
-	h, err := normalize.NewHasher(nil, normalize.Crawler)
+	h, err := urikey.NewHasher(nil, normalize.Crawler)
 	if err != nil {
 		panic(err)
 	}

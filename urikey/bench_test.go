@@ -1,4 +1,4 @@
-package normalize
+package urikey
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/highway"
 	"github.com/uriscan/uriscan/internal/shareddata"
+	"github.com/uriscan/uriscan/normalize"
 )
 
 // corpus loads the valid lines of a shared URL list (skipping, with a
@@ -40,19 +41,19 @@ func BenchmarkNormalizeHash(b *testing.B) {
 		b.Run("corpus="+name, func(b *testing.B) {
 			uris, lines, size := corpus(b, name)
 			b.Run("impl=normalize-scheme", func(b *testing.B) {
-				var n Normalizer
+				var n normalize.Normalizer
 				var buf []byte
 				b.SetBytes(int64(size))
 				b.ReportAllocs()
 				for b.Loop() {
 					for i := range uris {
-						buf = n.Append(buf[:0], &uris[i], Scheme)
+						buf = n.Append(buf[:0], &uris[i], normalize.Scheme)
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(uris)), "ns/URL")
 			})
 			b.Run("impl=normalize-scheme+hash", func(b *testing.B) {
-				h, _ := NewHasher(key, Scheme)
+				h, _ := NewHasher(key, normalize.Scheme)
 				b.SetBytes(int64(size))
 				b.ReportAllocs()
 				for b.Loop() {
@@ -92,7 +93,7 @@ func BenchmarkNormalizeHash(b *testing.B) {
 // median-ns/URL metric (the figure is a median).
 func BenchmarkNormalizeHashMedian(b *testing.B) {
 	uris, _, size := corpus(b, "kasztp")
-	h, _ := NewHasher(bytes.Repeat([]byte{1}, KeySize), Scheme)
+	h, _ := NewHasher(bytes.Repeat([]byte{1}, KeySize), normalize.Scheme)
 	var per []float64
 	b.SetBytes(int64(size))
 	b.ReportAllocs()

@@ -1,4 +1,4 @@
-package normalize
+package compat
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/uriscan/uriscan/domain"
+	"github.com/uriscan/uriscan/internal/ports"
 )
 
 // The vectors below are every assertion of tests/test_surt.py in
@@ -491,6 +492,24 @@ func TestSURTPorts(t *testing.T) {
 		if err != nil || strings.Contains(string(got), ":") != c.port {
 			t.Errorf("AppendSURT(%q) = %q, %v; port kept: want %v", c.in, got, err, c.port)
 		}
+	}
+}
+
+// TestSURTDefaultPortTable: SURT's getDefaultPort is the http and https
+// entries of the one default-port table (internal/ports,
+// normalize.DefaultPort) and 0 for every other scheme of the table.
+func TestSURTDefaultPortTable(t *testing.T) {
+	ports.Each(func(scheme, _ string) {
+		want := 0
+		if scheme == "http" || scheme == "https" {
+			want = tablePort(scheme)
+		}
+		if got := surtDefaultPort([]byte(scheme)); got != want {
+			t.Errorf("surtDefaultPort(%q) = %d, want %d (the surt library's getDefaultPort)", scheme, got, want)
+		}
+	})
+	if got := surtDefaultPort([]byte("HTTPS")); got != 443 {
+		t.Errorf("surtDefaultPort(HTTPS) = %d", got)
 	}
 }
 

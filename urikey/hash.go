@@ -1,4 +1,4 @@
-package normalize
+package urikey
 
 import (
 	"crypto/rand"
@@ -11,13 +11,14 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/highway"
 	"github.com/uriscan/uriscan/internal/pathstats"
+	"github.com/uriscan/uriscan/normalize"
 )
 
 // KeySize is the size of a Hasher key: HighwayHash takes 32 bytes.
 const KeySize = 32
 
 // ErrKeySize is returned for a key that is not KeySize bytes.
-var ErrKeySize = errors.New("normalize: hash key must be 32 bytes")
+var ErrKeySize = errors.New("urikey: hash key must be 32 bytes")
 
 // A Hasher turns a URI into the keyed 128-bit HighwayHash of its normal
 // form: equal digests mean equivalent URIs (up to a 2^-128 chance). The
@@ -45,8 +46,8 @@ var ErrKeySize = errors.New("normalize: hash key must be 32 bytes")
 type Hasher struct {
 	key   [KeySize]byte
 	hk    *highway.Key
-	level Level
-	n     Normalizer
+	level normalize.Level
+	n     normalize.Normalizer
 	buf   []byte
 	red   []byte // the normal form with its password redacted
 	canon []byte // the last Sum's normal form: buf, red, or the URI's text
@@ -58,7 +59,7 @@ type Hasher struct {
 
 // NewHasher returns a Hasher for level with the given 32-byte key, or a
 // random key from crypto/rand when key is nil.
-func NewHasher(key []byte, level Level) (*Hasher, error) {
+func NewHasher(key []byte, level normalize.Level) (*Hasher, error) {
 	h := &Hasher{level: level}
 	switch {
 	case key == nil:
@@ -78,7 +79,7 @@ func NewHasher(key []byte, level Level) (*Hasher, error) {
 // Clone returns a Hasher with h's key, level and options, for another
 // goroutine: the digests of both agree.
 func (h *Hasher) Clone() *Hasher {
-	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots, KeepRootlessDots: h.n.KeepRootlessDots, IPv6RFC5952: h.n.IPv6RFC5952, W3lib: h.n.W3lib},
+	return &Hasher{key: h.key, hk: h.hk, level: h.level, n: normalize.Normalizer{Heuristics: h.n.Heuristics, StripParams: h.n.StripParams, KeepEncodedDots: h.n.KeepEncodedDots, KeepRootlessDots: h.n.KeepRootlessDots, IPv6RFC5952: h.n.IPv6RFC5952, W3lib: h.n.W3lib},
 		random: h.random, keepPasswords: h.keepPasswords, grammar: h.grammar}
 }
 
@@ -87,7 +88,7 @@ func (h *Hasher) Clone() *Hasher {
 // IPv6RFC5952) before
 // the first Sum; Clone copies them. Its Append may be called too, from
 // h's goroutine.
-func (h *Hasher) Config() *Normalizer { return &h.n }
+func (h *Hasher) Config() *normalize.Normalizer { return &h.n }
 
 // KeepPasswords sets whether h keys a URI's password as it is (true) or
 // redacted (false, the default); see "Passwords" on Hasher. Set it before
@@ -105,19 +106,15 @@ func (h *Hasher) SetGrammar(g uriscan.Grammar) { h.grammar = g }
 // KeepPasswords). It does not allocate once its buffers have grown to the
 // longest URI seen.
 func (h *Hasher) Sum(u *uriscan.URI) [16]byte {
-	if h.level <= Scheme {
-		// Most URIs are already normal: hash them where they are.
-		hints := uriHints(u)
-		if h.n.unchanged(u, h.level, hints) && !h.n.rewritesIPv6(u) {
-			pathstats.Add(pathstats.NormInPlace, 1)
-			raw := u.String()
-			h.canon = unsafe.Slice(unsafe.StringData(raw), len(raw))
-			return h.sum(u)
-		}
-		h.buf = h.n.appendChanged(h.buf[:0], u, h.level, hints)
-	} else {
-		h.buf = h.n.Append(h.buf[:0], u, h.level)
+	// Most URIs are already normal: hash them where they are.
+	c := h.n.Check(u, h.level)
+	if c.Normal() {
+		pathstats.Add(pathstats.NormInPlace, 1)
+		raw := u.String()
+		h.canon = unsafe.Slice(unsafe.StringData(raw), len(raw))
+		return h.sum(u)
 	}
+	h.buf = h.n.AppendChecked(h.buf[:0], u, h.level, c)
 	pathstats.Add(pathstats.NormCopied, 1)
 	h.canon = h.buf
 	return h.sum(u)
@@ -189,7 +186,7 @@ func (h *Hasher) KeyFingerprint() string {
 }
 
 // Level returns the level the Hasher normalizes at.
-func (h *Hasher) Level() Level { return h.level }
+func (h *Hasher) Level() normalize.Level { return h.level }
 
 // ReadKeyFile reads a hash key from a file holding 64 hex digits (32
 // bytes), surrounding white space allowed.
@@ -200,7 +197,7 @@ func ReadKeyFile(name string) ([]byte, error) {
 	}
 	key, err := hex.DecodeString(strings.TrimSpace(string(b)))
 	if err != nil {
-		return nil, errors.New("normalize: key file " + name + ": want 64 hex digits")
+		return nil, errors.New("urikey: key file " + name + ": want 64 hex digits")
 	}
 	if len(key) != KeySize {
 		return nil, ErrKeySize

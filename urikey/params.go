@@ -1,59 +1,18 @@
-package normalize
+package urikey
 
 import (
 	"errors"
 	"strings"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
 )
-
-// heuristicNames are the names of the heuristics, in the order of the
-// Heuristics bits: what Heuristics.String, ParseHeuristic and a seen-set's
-// "heuristics" parameter use (and uriscan's flags, --drop-fragment ...).
-var heuristicNames = [...]struct {
-	h    Heuristics
-	name string
-}{
-	{DropFragment, "drop-fragment"},
-	{StripParams, "strip-params"},
-	{SortQuery, "sort-query"},
-	{DropEmptyQuery, "drop-empty-query"},
-	{RemoveDuplicateSlashes, "collapse-slashes"},
-	{StripWWW, "strip-www"},
-	{DropIndexPages, "drop-index"},
-	{IDNA, "idna"},
-}
-
-// String names the heuristics in hs, comma-separated, in the order they
-// are listed (DropFragment "drop-fragment", StripParams "strip-params",
-// SortQuery "sort-query", DropEmptyQuery "drop-empty-query",
-// RemoveDuplicateSlashes "collapse-slashes", StripWWW "strip-www",
-// DropIndexPages "drop-index", IDNA "idna"); "" for none.
-func (hs Heuristics) String() string {
-	var names []string
-	for _, n := range heuristicNames {
-		if hs&n.h != 0 {
-			names = append(names, n.name)
-		}
-	}
-	return strings.Join(names, ",")
-}
-
-// ParseHeuristic returns the heuristic String names name.
-func ParseHeuristic(name string) (Heuristics, bool) {
-	for _, n := range heuristicNames {
-		if n.name == name {
-			return n.h, true
-		}
-	}
-	return 0, false
-}
 
 // ErrRandomKey is returned by Hasher.Params for a Hasher whose key was
 // drawn at random (NewHasher with a nil key): no later run makes the same
 // keys, so a set kept across runs would answer every URI new.
-var ErrRandomKey = errors.New("normalize: the hash key was drawn at random (NewHasher with a nil key): no other run makes the same keys, so a set kept across runs would find every URI new; use a fixed key (ReadKeyFile)")
+var ErrRandomKey = errors.New("urikey: the hash key was drawn at random (NewHasher with a nil key): no other run makes the same keys, so a set kept across runs would find every URI new; use a fixed key (ReadKeyFile)")
 
 // Params returns what makes h's keys, for a persistent seen-set to record
 // on its first use and check on every later one (seen.Params; the Params
@@ -93,7 +52,7 @@ func (h *Hasher) Settings() seen.Params {
 	n := &h.n
 	p := seen.Params{"level": h.level.String()}
 	switch {
-	case h.level == W3lib:
+	case h.level == normalize.W3lib:
 		if n.W3lib.KeepFragments {
 			p["w3lib-keep-fragments"] = "true"
 		}
@@ -115,7 +74,7 @@ func (h *Hasher) Settings() seen.Params {
 		if n.IPv6RFC5952 {
 			p["ipv6"] = "rfc5952"
 		}
-		if (h.level == Crawler || h.level == Shape) && (n.Heuristics == 0 || n.Heuristics&IDNA != 0) {
+		if (h.level == normalize.Crawler || h.level == normalize.Shape) && (n.Heuristics == 0 || n.Heuristics&normalize.IDNA != 0) {
 			// Since issue 11 the crawler level writes IDN hosts as
 			// A-labels: a crawler-level set made before is refused.
 			p["idna"] = "uts46"

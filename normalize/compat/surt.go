@@ -1,4 +1,4 @@
-package normalize
+package compat
 
 import (
 	"bytes"
@@ -80,10 +80,10 @@ type SURTOptions struct {
 var (
 	// ErrSURTBlank: the input is not empty but is only white space
 	// (surt() raises AttributeError).
-	ErrSURTBlank = errors.New("normalize: surt: URL is only white space")
+	ErrSURTBlank = errors.New("compat: surt: URL is only white space")
 	// ErrSURTPort: the port is not ASCII digits or is above 65535
 	// (surt() raises ValueError).
-	ErrSURTPort = errors.New("normalize: surt: port is not a number in 0-65535")
+	ErrSURTPort = errors.New("compat: surt: port is not a number in 0-65535")
 )
 
 // AppendSURT appends the SURT (Sort-friendly URI Reordering Transform) of
@@ -579,10 +579,11 @@ func surtMassageHost(h []byte) []byte {
 }
 
 // surtPortSchemes are the schemes whose default port SURT drops, a subset
-// of the package's one table (DefaultPort), with their ports read from
-// it: the surt library's getDefaultPort knows only http (80) and https
-// (443) and returns 0 for every other scheme, so SURT keeps ":21" on ftp
-// or ":69" on tftp where Scheme normalization drops them. Adding a scheme
+// of uriscan's one table (internal/ports, normalize.DefaultPort), with
+// their ports read from it: the surt library's getDefaultPort knows only
+// http (80) and https (443) and returns 0 for every other scheme, so SURT
+// keeps ":21" on ftp or ":69" on tftp where Scheme normalization drops
+// them. Adding a scheme
 // here would change SURT keys away from the library's.
 var surtPortSchemes = [...]struct {
 	name string
@@ -595,7 +596,7 @@ func tablePort(scheme string) int {
 	d, _ := ports.Default(scheme)
 	p, err := strconv.Atoi(d)
 	if err != nil {
-		panic("normalize: no default port for " + scheme)
+		panic("compat: no default port for " + scheme)
 	}
 	return p
 }

@@ -1,6 +1,6 @@
 //go:build uriscan_pathstats
 
-package normalize
+package urikey
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/internal/pathstats"
 	"github.com/uriscan/uriscan/internal/shareddata"
+	"github.com/uriscan/uriscan/normalize"
 )
 
 // inPlaceFloors are the least share of the valid URIs of each list that
@@ -30,13 +31,13 @@ var inPlaceFloors = map[string]float64{
 // floor: a fast path that silently stops running fails here.
 func TestHashPaths(t *testing.T) {
 	hintsPath, hashPath := pathstats.HintsGo, pathstats.HashRef
-	if HintsPath() == "avx2" {
+	if normalize.HintsPath() == "avx2" {
 		hintsPath = pathstats.HintsAVX2
 	}
 	if HashPath() == "avx2" {
 		hashPath = pathstats.HashAVX2
 	}
-	h, err := NewHasher(bytes.Repeat([]byte{7}, KeySize), Scheme)
+	h, err := NewHasher(bytes.Repeat([]byte{7}, KeySize), normalize.Scheme)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestHashPaths(t *testing.T) {
 			name, n, hintsPath, c[hintsPath], hashPath, c[hashPath], 100*inPlace)
 		if c[hintsPath] != n || c[pathstats.HintsAVX2]+c[pathstats.HintsGo] != n {
 			t.Errorf("%s: %d Sums ran %d hints passes on %s (HintsPath %q), %d on hints-avx2, %d on hints-go",
-				name, n, c[hintsPath], hintsPath, HintsPath(), c[pathstats.HintsAVX2], c[pathstats.HintsGo])
+				name, n, c[hintsPath], hintsPath, normalize.HintsPath(), c[pathstats.HintsAVX2], c[pathstats.HintsGo])
 		}
 		if c[hashPath] != n || c[pathstats.HashAVX2]+c[pathstats.HashRef] != n {
 			t.Errorf("%s: %d Sums made %d digests on %s (HashPath %q), %d on hash-avx2, %d on hash-ref",

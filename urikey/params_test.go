@@ -1,4 +1,4 @@
-package normalize
+package urikey
 
 import (
 	"errors"
@@ -8,58 +8,37 @@ import (
 
 	"github.com/minio/highwayhash"
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/normalize"
 	"github.com/uriscan/uriscan/seen"
 )
-
-// TestHeuristicNames: every heuristic has a name String gives and
-// ParseHeuristic reads back, and the names of a set are in order.
-func TestHeuristicNames(t *testing.T) {
-	seenNames := map[string]bool{}
-	for h := Heuristics(1); h&AllHeuristics != 0; h <<= 1 {
-		name := h.String()
-		if name == "" || strings.Contains(name, ",") || seenNames[name] {
-			t.Fatalf("heuristic %#x: name %q", uint32(h), name)
-		}
-		seenNames[name] = true
-		if g, ok := ParseHeuristic(name); !ok || g != h {
-			t.Fatalf("ParseHeuristic(%q) = %#x, %v, want %#x", name, uint32(g), ok, uint32(h))
-		}
-	}
-	if got := (StripWWW | DropFragment).String(); got != "drop-fragment,strip-www" {
-		t.Errorf("(StripWWW|DropFragment).String() = %q", got)
-	}
-	if _, ok := ParseHeuristic("www"); ok {
-		t.Error("ParseHeuristic(\"www\") succeeded")
-	}
-}
 
 // TestHasherParams: what a persistent set records of a hasher names each
 // setting that changes its keys, and nothing else; a random key is
 // refused.
 func TestHasherParams(t *testing.T) {
-	fp := func() string { h, _ := NewHasher(testKey, Scheme); return h.KeyFingerprint() }()
+	fp := func() string { h, _ := NewHasher(testKey, normalize.Scheme); return h.KeyFingerprint() }()
 	for _, c := range []struct {
 		name  string
-		level Level
+		level normalize.Level
 		set   func(h *Hasher)
 		want  seen.Params
 	}{
-		{"scheme", Scheme, nil, seen.Params{"level": "scheme", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "passwords": "redacted"}},
-		{"syntax, encoded dots, RFC 5952", Syntax, func(h *Hasher) { h.Config().KeepEncodedDots = true; h.Config().IPv6RFC5952 = true },
+		{"scheme", normalize.Scheme, nil, seen.Params{"level": "scheme", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "passwords": "redacted"}},
+		{"syntax, encoded dots, RFC 5952", normalize.Syntax, func(h *Hasher) { h.Config().KeepEncodedDots = true; h.Config().IPv6RFC5952 = true },
 			seen.Params{"level": "syntax", "rootless-dots": "rfc3986", "ipv6": "rfc5952", "passwords": "redacted"}},
-		{"scheme, rootless dots kept", Scheme, func(h *Hasher) { h.Config().KeepRootlessDots = true },
+		{"scheme, rootless dots kept", normalize.Scheme, func(h *Hasher) { h.Config().KeepRootlessDots = true },
 			seen.Params{"level": "scheme", "dot-segments": "rfc3986", "passwords": "redacted"}},
-		{"crawler", Crawler, nil, seen.Params{"level": "crawler", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "idna": "uts46", "passwords": "redacted"}},
-		{"crawler, two heuristics", Crawler, func(h *Hasher) { h.Config().Heuristics = StripWWW | SortQuery },
+		{"crawler", normalize.Crawler, nil, seen.Params{"level": "crawler", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "idna": "uts46", "passwords": "redacted"}},
+		{"crawler, two heuristics", normalize.Crawler, func(h *Hasher) { h.Config().Heuristics = normalize.StripWWW | normalize.SortQuery },
 			seen.Params{"level": "crawler", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "heuristics": "sort-query,strip-www", "passwords": "redacted"}},
-		{"crawler, IDNA and params", Crawler, func(h *Hasher) {
-			h.Config().Heuristics = IDNA | StripParams
+		{"crawler, IDNA and params", normalize.Crawler, func(h *Hasher) {
+			h.Config().Heuristics = normalize.IDNA | normalize.StripParams
 			h.Config().StripParams = []string{"sid", "utm_*"}
 		}, seen.Params{"level": "crawler", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "heuristics": "strip-params,idna", "idna": "uts46", "strip-params": "sid,utm_*", "passwords": "redacted"}},
-		{"RFC 2396, passwords kept", Scheme, func(h *Hasher) { h.SetGrammar(uriscan.RFC2396); h.KeepPasswords(true) },
+		{"RFC 2396, passwords kept", normalize.Scheme, func(h *Hasher) { h.SetGrammar(uriscan.RFC2396); h.KeepPasswords(true) },
 			seen.Params{"level": "scheme", "dot-segments": "rfc3986", "rootless-dots": "rfc3986", "grammar": "rfc2396"}},
-		{"safebrowsing", SafeBrowsing, func(h *Hasher) { h.Config().KeepEncodedDots = true }, seen.Params{"level": "safebrowsing", "passwords": "redacted"}},
-		{"w3lib, options", W3lib, func(h *Hasher) { h.Config().W3lib.KeepFragments = true },
+		{"safebrowsing", normalize.SafeBrowsing, func(h *Hasher) { h.Config().KeepEncodedDots = true }, seen.Params{"level": "safebrowsing", "passwords": "redacted"}},
+		{"w3lib, options", normalize.W3lib, func(h *Hasher) { h.Config().W3lib.KeepFragments = true },
 			seen.Params{"level": "w3lib", "w3lib-keep-fragments": "true", "passwords": "redacted"}},
 	} {
 		h, _ := NewHasher(testKey, c.level)
@@ -79,7 +58,7 @@ func TestHasherParams(t *testing.T) {
 			t.Errorf("%s: the clone's Params = %v", c.name, g)
 		}
 	}
-	h, _ := NewHasher(nil, Scheme)
+	h, _ := NewHasher(nil, normalize.Scheme)
 	if p, err := h.Params(); !errors.Is(err, ErrRandomKey) || p != nil {
 		t.Errorf("Params of a random key = %v, %v, want ErrRandomKey", p, err)
 	}
@@ -93,7 +72,7 @@ func TestHasherParams(t *testing.T) {
 // differ only in their password are one; KeepPasswords tells them apart.
 // SumRaw follows the same rule at every level.
 func TestHasherPasswords(t *testing.T) {
-	for _, level := range []Level{Syntax, Scheme, Crawler, SafeBrowsing, W3lib} {
+	for _, level := range []normalize.Level{normalize.Syntax, normalize.Scheme, normalize.Crawler, normalize.SafeBrowsing, normalize.W3lib} {
 		h, _ := NewHasher(testKey, level)
 		sum := func(s string) ([16]byte, string) {
 			t.Helper()
@@ -121,7 +100,7 @@ func TestHasherPasswords(t *testing.T) {
 		if raw, err := h.SumRaw([]byte("http://u:pw1@example.com/p")); err != nil || raw != a {
 			t.Errorf("level %v: SumRaw = %x, %v, want Sum's %x", level, raw, err, a)
 		}
-		if level == SafeBrowsing {
+		if level == normalize.SafeBrowsing {
 			continue // its canonical form has no userinfo at all
 		}
 		h.KeepPasswords(true)
@@ -131,7 +110,7 @@ func TestHasherPasswords(t *testing.T) {
 			t.Errorf("level %v, KeepPasswords: the keys of two passwords agree, or Canonical %q lost it", level, ca)
 		}
 	}
-	h, _ := NewHasher(testKey, Scheme)
+	h, _ := NewHasher(testKey, normalize.Scheme)
 	if _, err := h.SumRaw([]byte("http://bad host/")); err == nil {
 		t.Error("SumRaw of an invalid reference at level scheme: no error")
 	}
@@ -144,7 +123,7 @@ func TestHasherPasswords(t *testing.T) {
 // TestHasherPasswordAllocs: redacting allocates nothing once the buffer
 // has grown.
 func TestHasherPasswordAllocs(t *testing.T) {
-	h, _ := NewHasher(testKey, Scheme)
+	h, _ := NewHasher(testKey, normalize.Scheme)
 	u, _ := uriscan.ParseString("http://u:pw@example.com/a/b")
 	h.Sum(&u)
 	if a := testing.AllocsPerRun(100, func() { h.Sum(&u) }); a != 0 {

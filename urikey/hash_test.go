@@ -1,4 +1,4 @@
-package normalize
+package urikey
 
 import (
 	"bytes"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/minio/highwayhash"
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/normalize"
 )
 
 var testKey = bytes.Repeat([]byte{0x5a}, KeySize)
 
 func TestHashEquivalence(t *testing.T) {
-	h, err := NewHasher(testKey, Scheme)
+	h, err := NewHasher(testKey, normalize.Scheme)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestHashEquivalence(t *testing.T) {
 // TestHashVector pins a digest, so a change to normalization or hashing
 // that would break persistent or shared sets is noticed.
 func TestHashVector(t *testing.T) {
-	h, _ := NewHasher(testKey, Scheme)
+	h, _ := NewHasher(testKey, normalize.Scheme)
 	u, _ := uriscan.ParseString("HTTP://www.Example.COM:80/a/./b/../%7ec?x=%2f#F")
 	got := h.Sum(&u)
 	want := highwayhash.Sum128([]byte("http://www.example.com/a/~c?x=%2F#F"), testKey)
@@ -61,11 +62,11 @@ func TestHashVector(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
-	if _, err := NewHasher(make([]byte, 31), Syntax); err != ErrKeySize {
+	if _, err := NewHasher(make([]byte, 31), normalize.Syntax); err != ErrKeySize {
 		t.Errorf("31-byte key: err %v", err)
 	}
-	a, _ := NewHasher(nil, Syntax)
-	b, _ := NewHasher(nil, Syntax)
+	a, _ := NewHasher(nil, normalize.Syntax)
+	b, _ := NewHasher(nil, normalize.Syntax)
 	u, _ := uriscan.ParseString("http://a/")
 	if a.Sum(&u) == b.Sum(&u) {
 		t.Error("two random keys gave the same digest")
@@ -84,7 +85,7 @@ func TestKeys(t *testing.T) {
 }
 
 func TestHashZeroAllocs(t *testing.T) {
-	h, _ := NewHasher(testKey, Scheme)
+	h, _ := NewHasher(testKey, normalize.Scheme)
 	u, _ := uriscan.ParseString("https://www.example.com/a/b/c.html?x=1")
 	h.Sum(&u)
 	if a := testing.AllocsPerRun(100, func() { h.Sum(&u) }); a != 0 {
@@ -102,9 +103,9 @@ func TestSumIsAppendThenHash(t *testing.T) {
 		"http://example.com/./a", "http://example.com/a?b=%7e", "foo:a/../b", "//h/p", "p?q#f", "",
 		"http://www.example.com/index.html?utm_source=x&b=1#frag", "mailto:A@Example.COM",
 	}
-	for _, level := range []Level{Syntax, Scheme, Crawler} {
+	for _, level := range []normalize.Level{normalize.Syntax, normalize.Scheme, normalize.Crawler} {
 		h, _ := NewHasher(testKey, level)
-		var n Normalizer
+		var n normalize.Normalizer
 		for _, in := range inputs {
 			u, err := uriscan.ParseString(in)
 			if err != nil {
@@ -126,9 +127,9 @@ func TestSumIsAppendThenHash(t *testing.T) {
 func TestKeyFingerprint(t *testing.T) {
 	k1, k2 := make([]byte, KeySize), make([]byte, KeySize)
 	k2[31] = 1
-	h1, _ := NewHasher(k1, Scheme)
-	h1b, _ := NewHasher(k1, Crawler)
-	h2, _ := NewHasher(k2, Scheme)
+	h1, _ := NewHasher(k1, normalize.Scheme)
+	h1b, _ := NewHasher(k1, normalize.Crawler)
+	h2, _ := NewHasher(k2, normalize.Scheme)
 	f1, f2 := h1.KeyFingerprint(), h2.KeyFingerprint()
 	if f1 != h1b.KeyFingerprint() || f1 == f2 || len(f1) != 16 {
 		t.Fatalf("fingerprints %s %s %s", f1, h1b.KeyFingerprint(), f2)

@@ -1,5 +1,5 @@
 //go:build !race
 
-package normalize
+package compat
 
 const raceEnabled = false

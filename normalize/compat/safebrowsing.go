@@ -1,4 +1,4 @@
-package normalize
+package compat
 
 import (
 	"bytes"
@@ -17,18 +17,18 @@ import (
 var (
 	// ErrSafeBrowsingNoHost: the host is empty after canonicalization
 	// (empty input, only white space, "/path", "http:///path", "http://...").
-	ErrSafeBrowsingNoHost = errors.New("normalize: safe browsing: URL has no host")
+	ErrSafeBrowsingNoHost = errors.New("compat: safe browsing: URL has no host")
 	// ErrSafeBrowsingOpaque: the input starts with a scheme that is not
 	// followed by "//" (nor by a port number), as in "mailto:a@b.c",
 	// "javascript:x" or "http:host": it has no authority to canonicalize.
-	ErrSafeBrowsingOpaque = errors.New("normalize: safe browsing: URL has a scheme but no \"//\" authority")
+	ErrSafeBrowsingOpaque = errors.New("compat: safe browsing: URL has a scheme but no \"//\" authority")
 	// ErrSafeBrowsingPort: what follows the first ':' of the authority
 	// (after any userinfo) is not a (possibly empty) run of ASCII digits,
 	// as in "http://a.com:x/" or "http://a:1:2/".
-	ErrSafeBrowsingPort = errors.New("normalize: safe browsing: port is not a number")
+	ErrSafeBrowsingPort = errors.New("compat: safe browsing: port is not a number")
 	// ErrSafeBrowsingIPv6: a host that starts with '[' has no ']', has
 	// something other than ":port" after it, or holds no IPv6 address.
-	ErrSafeBrowsingIPv6 = errors.New("normalize: safe browsing: malformed IPv6 literal")
+	ErrSafeBrowsingIPv6 = errors.New("compat: safe browsing: malformed IPv6 literal")
 )
 
 // AppendSafeBrowsing appends the Safe Browsing canonical form of raw (any bytes, not necessarily a valid RFC 3986 URI) to dst.

@@ -1,4 +1,4 @@
-package normalize
+package compat
 
 // This file ports w3lib.url.canonicalize_url (python3-w3lib 2.1.1, the
 // canonical form behind Scrapy's request fingerprints) with the Python 3.11
@@ -31,17 +31,17 @@ type W3libOptions struct {
 var (
 	// ErrW3libNotUTF8: raw is not UTF-8. canonicalize_url takes a str; a
 	// bytes argument with such bytes raises UnicodeDecodeError.
-	ErrW3libNotUTF8 = errors.New("normalize: w3lib: input is not UTF-8 (Python: UnicodeDecodeError)")
+	ErrW3libNotUTF8 = errors.New("compat: w3lib: input is not UTF-8 (Python: UnicodeDecodeError)")
 	// ErrW3libInvalidIPv6: urlsplit's ValueError for a netloc with one
 	// bracket but not the other, text before "[" or between "]" and ":",
 	// or a bracketed host that is neither an IPv6 address (scope allowed)
 	// nor an IPvFuture "v<hex>.<any>" ("Invalid IPv6 URL", "An IPv4 address
 	// cannot be in brackets", "IPvFuture address is invalid", "... does not
 	// appear to be an IPv4 or IPv6 address").
-	ErrW3libInvalidIPv6 = errors.New("normalize: w3lib: Invalid IPv6 URL (Python: ValueError)")
+	ErrW3libInvalidIPv6 = errors.New("compat: w3lib: Invalid IPv6 URL (Python: ValueError)")
 	// ErrW3libNetlocNFKC: urlsplit's ValueError for a netloc holding a
 	// character whose NFKC form has one of "/?#@:" (U+FF0F, U+2100, ...).
-	ErrW3libNetlocNFKC = errors.New("normalize: w3lib: netloc contains invalid characters under NFKC normalization (Python: ValueError)")
+	ErrW3libNetlocNFKC = errors.New("compat: w3lib: netloc contains invalid characters under NFKC normalization (Python: ValueError)")
 )
 
 // AppendW3lib appends w3lib.url.canonicalize_url(raw) to dst, as
