@@ -88,11 +88,11 @@ type Sink[S any] interface {
 	Out() *[]byte // its output buffer, which the engine sizes and reuses
 }
 
-// Command is what a run does with the lines: the engine calls Worker and
-// the hooks it runs on worker goroutines (Decide, and InputError for a
-// fault in a mapped file) concurrently; the others from the reader's
-// goroutine (LongLine, InputError, Note, SkipRun) or the writer's, the
-// caller of Run (Commit, EndInput, Idle, Wait).
+// Command is what a run does with the lines. Worker's handlers and Decide
+// run on the worker goroutines, concurrently (InputError too, for a fault
+// reading a mapped file); LongLine, InputError, Note and SkipRun on the
+// reader's goroutine; Commit, EndInput, Idle and Wait on the writer's, the
+// caller of Run.
 type Command[S any] interface {
 	NewSink() S // an empty sink, no buffers
 	// Worker makes the chunk handler of worker w: it reads c.Data and
@@ -137,7 +137,8 @@ type Skipper[S any] interface {
 }
 
 // Host is a Command that runs in a process with a progress bar, signals
-// and output to flush; every method is optional in effect.
+// and output to flush. Without it nothing is counted, the writer waits
+// without ado, and no signal stops the reader.
 type Host interface {
 	// Progress counts input bytes read (the reader) and lines committed
 	// (the writer).

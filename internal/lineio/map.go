@@ -66,7 +66,7 @@ func (p *pipe[S, P]) mapInput(in *Input) ([]byte, error) {
 		return nil, err
 	}
 	p.mapped = m
-	p.mapped64.Add(1)
+	p.nMapped.Add(1)
 	if p.afterMap != nil {
 		p.afterMap(in.File)
 	}

@@ -141,11 +141,11 @@ type pipe[S any, P Sink[S]] struct {
 	// lineStart is the input offset of the line at the reader's position
 	// (as line, once the chunks before it are counted).
 	lineStart int64
-	// seq numbers the chunks sent (see Chunk.seq); dec orders their
-	// decisions.
+	// seq numbers the chunks sent (see Chunk.seq), in which decisions
+	// orders their decisions.
 	seq       int64
 	decisions decisions[S]
-	mapped64  atomic.Int64 // inputs mapped
+	nMapped   atomic.Int64 // inputs mapped
 	byWorkers atomic.Int64 // sinks decided by the workers
 	byWriter  atomic.Int64 // and by the writer
 }
@@ -271,7 +271,7 @@ func Run[S any, P Sink[S]](cfg Config, src Source, cmd Command[S]) Stats {
 		}
 	default:
 	}
-	return Stats{Bytes: p.readBytes.Load(), Mapped: p.mapped64.Load(), DecidedByWorkers: p.byWorkers.Load(), DecidedByWriter: p.byWriter.Load()}
+	return Stats{Bytes: p.readBytes.Load(), Mapped: p.nMapped.Load(), DecidedByWorkers: p.byWorkers.Load(), DecidedByWriter: p.byWriter.Load()}
 }
 
 // noHost is the Host of a Command that is none.
