@@ -13,9 +13,10 @@
 // over in pieces of Config.PieceSize bytes (Chunk.HandOver), so the output
 // of a chunk is bounded too.
 //
-// The per-chunk result is the Command's own type S, a Sink; the engine
-// holds sinks by value in its chunks and calls their methods per chunk and
-// per piece, never per line.
+// The per-chunk result is the Command's own type S, a Sink; the engine holds
+// sinks by value in its chunks and calls their methods per chunk and per
+// piece, not per line (but Size in Chunk.HandOver, which a worker that
+// knows S may check first).
 package lineio
 
 import (
