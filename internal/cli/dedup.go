@@ -305,7 +305,7 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 		// Before a read that may block, settle the batch so output keeps up
 		// with a slow input ("tail -f log | uriscan dedup"). With one
 		// worker that is before each read of the input; with more, before
-		// the writer waits for the reader (see pipeline.next), which on
+		// the writer waits for the reader (see lineio.Host's Idle), which on
 		// files is rarely. So batches end at --batch records, at each
 		// input's end, before such a wait, and when they hold
 		// dedupTextMax bytes of text (see feed). With workers, where they
@@ -412,7 +412,7 @@ func (r *dedupRecs) reset() {
 }
 
 // trim drops the buffers of r that grew past max bytes (a long line's
-// records), as the pipeline drops an output buffer (see keepBig).
+// records), as the engine drops an output buffer (see lineio's keepBig).
 func (r *dedupRecs) trim(max int) {
 	if cap(r.keys)*int(unsafe.Sizeof(seen.Key{})) > max {
 		r.keys = nil

@@ -75,7 +75,7 @@ func (d *deduper) feed(k *sink) {
 
 // decide decides the records of k, of input file, in the set in memory
 // (env.decide): in a worker, or in the goroutine that feeds the Log, one
-// at a time in input order (see decideChunk), so the set is never used by
+// at a time in input order (see lineio.Decider), so the set is never used by
 // two at once.
 func (d *deduper) decide(k *sink, file int) {
 	d.setMu.Lock()

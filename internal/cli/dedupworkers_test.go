@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uriscan/uriscan/internal/lineio"
 	"github.com/uriscan/uriscan/internal/shareddata"
 	"github.com/uriscan/uriscan/seen"
 )
@@ -198,7 +199,7 @@ func TestDedupWorkersRunAtOnce(t *testing.T) {
 }
 
 // TestDedupWorkersDecide: with workers and the set in memory, the
-// workers decide their chunks (env.decide, in turn: see decisions), not
+// workers decide their chunks (env.decide, in turn: see lineio.Decider), not
 // the writer, and the output is one worker's; a chunk that hands pieces
 // over (pieces of 64 bytes) is decided by the writer, sink by sink, as
 // are the chunks that follow it and wait (some, with pieces of 2 KiB
@@ -216,19 +217,20 @@ func TestDedupWorkersDecide(t *testing.T) {
 			runs := []string{"2", "3 mapped", "2 read"}
 			if tc.piece == 2048 {
 				// The writer and the workers hand the turn to each other
-				// (decidedByWriter, decideFrom): again and again, for
+				// (see package lineio's decisions): again and again, for
 				// the timings that lose it (a run that never ends).
 				for range 10 {
 					runs = append(runs, "3 mapped", "2 read")
 				}
 			}
 			for _, w := range runs {
-				workers0, writer0 := decidedByWorkers.Load(), decidedByWriter.Load()
+				var st lineio.Stats
+				tn.stats = &st
 				got := runDedup(t, tn, w, bytes.NewReader(in), nil)
 				if d := got.diff(want); d != "" {
 					t.Errorf("--workers %s: %s", w, d)
 				}
-				byWorkers, byWriter := decidedByWorkers.Load()-workers0, decidedByWriter.Load()-writer0
+				byWorkers, byWriter := st.DecidedByWorkers, st.DecidedByWriter
 				t.Logf("--workers %s: sinks decided by the workers %d, by the writer %d", w, byWorkers, byWriter)
 				switch {
 				case tc.piece > len(in) && (byWorkers < 10 || byWriter != 0):
@@ -428,59 +430,6 @@ func TestDedupGrowSet(t *testing.T) {
 
 // noGrow is a set in memory without Grow.
 type noGrow struct{ seen.Set }
-
-// TestDecisionsTurn: the turn (decisions) passes between the workers and
-// the writer without losing a chunk: a worker decides its chunk when it is
-// its turn (0), a chunk whose turn has not come waits (ready) until the
-// writer, done with the chunk before (1, which handed pieces over),
-// decides it (2); a worker deciding chunk 3 on its own goroutine while
-// chunk 5 waits behind the writer's chunk 4: once chunk 3 is done, the
-// writer must find the turn at chunk 5 and decide it. (The turn moves
-// before done is closed: a runner that moved it after let the writer see
-// it busy and then moved it past chunk 5, which nobody decided: under
-// -race, TestDedupWorkersSameOutput never ended. That timing is rare here.)
-// Many rounds, for the timings.
-func TestDecisionsTurn(t *testing.T) {
-	for round := range 2000 {
-		var decided []int64
-		var mu sync.Mutex
-		p := &pipeline{e: &env{}, quit: make(chan struct{})}
-		p.e.decide = func(k *sink, _ int) {
-			mu.Lock()
-			decided = append(decided, int64(k.recs.lines[0].line))
-			mu.Unlock()
-		}
-		c := make([]*chunk, 6)
-		for i := range c {
-			c[i] = &chunk{seq: int64(i), done: make(chan struct{})}
-			c[i].k.recs.lines = []dedupLine{{line: i}}
-		}
-		wait := func(i int) {
-			select {
-			case <-c[i].done:
-			case <-time.After(5 * time.Second):
-				t.Fatalf("round %d: chunk %d never decided (decided %v, turn at %d)", round, i, decided, p.dec.next)
-			}
-		}
-		p.decideChunk(c[0]) // its turn: decided at once
-		wait(0)
-		c[1].handed = true // the writer's
-		p.decideChunk(c[1])
-		p.decideChunk(c[2]) // not its turn: ready
-		p.decidedByWriter(c[1])
-		wait(2)
-		c[4].handed = true
-		p.decideChunk(c[4])
-		p.decideChunk(c[5]) // ready, after the writer's chunk 4
-		go p.decideChunk(c[3])
-		wait(3)
-		p.decidedByWriter(c[4])
-		wait(5)
-		if want := []int64{0, 2, 3, 5}; !slices.Equal(decided, want) {
-			t.Fatalf("round %d: decided %v, want %v", round, decided, want)
-		}
-	}
-}
 
 // TestDedupWorkersSignal: SIGINT while the workers decide (memory store,
 // --workers 2) ends the run as a signal does, exit 130 (or the run's own

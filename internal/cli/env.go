@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/internal/lineio"
 )
 
 const writeBufSize = 64 << 10
@@ -52,12 +53,12 @@ type env struct {
 	tty  *os.File
 	prog *progress
 	// process: this is the uriscan process (main only), whose memory
-	// limit parallel may set (memBase: see pipeline.memoryLimit), raised
+	// limit parallel may set (memBase: see lineio.Config.MemoryLimit), raised
 	// by memHeld (see limitMemory).
 	process bool
 	memBase int64
 	memHeld func() int64
-	// counts are what the pipeline's writer has written (extract's
+	// counts are what the engine's writer has written (extract's
 	// summary).
 	counts       struct{ bytes, uris, rejected int64 }
 	ioFail       bool // an input could not be read: exit 2
@@ -65,7 +66,7 @@ type env struct {
 	allowInvalid bool // --allow-invalid: invalid lines do not make the exit status 1
 	// longRun, if set (extract --rejects), reports a run of URI bytes
 	// longer than uriscan.MaxExtractLength that the reader skips (see
-	// pipeline.skipRun).
+	// lineio.Skipper).
 	longRun func(k *sink, name string, m uriscan.Match, lineStart int64, head []byte)
 	werr    error // first error writing output; stops the input loop
 	halt    bool  // the command stopped the input loop (a store error)
@@ -86,7 +87,7 @@ type env struct {
 	// decide, if set, decides the records of a sink of the given input
 	// (dedup's set in memory: k.recs.isNew) before feed takes them. With
 	// workers, the chunks are decided in input order by the workers
-	// (see decisions); the goroutine that feeds decides only the sinks
+	// (see lineio.Decider); the goroutine that feeds decides only the sinks
 	// of chunks that handed pieces over or that no worker took, and the
 	// chunks waiting behind them.
 	decide func(k *sink, input int)
@@ -254,7 +255,7 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 			}
 		}
 		if err := s.Err(); err != nil && !errors.Is(err, errInterrupted) {
-			e.inputError(inputErrorMsg(name, err))
+			e.inputError(lineio.ReadErrorMsg(name, err))
 		}
 		if e.endFile != nil {
 			e.endFile()

@@ -189,18 +189,18 @@ func setupExtract(fs *flagSet) func(*env, []string) int {
 				get = get.Clone()
 			}
 			return func(c *chunk) {
-				ms = x.AppendAfter(ms[:0], c.data, c.before)
+				ms = x.AppendAfter(ms[:0], c.Data, c.Before)
 				for _, m := range ms {
 					// Col is in the chunk's text: a line that began before
-					// the chunk began at c.lineStart.
-					lineStart := c.off + m.Start - m.Col
+					// the chunk began at c.LineStart.
+					lineStart := c.Off + m.Start - m.Col
 					if m.Col == m.Start {
-						lineStart = c.lineStart
+						lineStart = c.LineStart
 					}
-					text := c.data[m.Start:m.End]
-					m.Start += c.off
-					m.End += c.off
-					m.Line += int64(c.line)
+					text := c.Data[m.Start:m.End]
+					m.Start += c.Off
+					m.End += c.Off
+					m.Line += int64(c.Line)
 					emitMatch(p, c, *format, "", get, m, lineStart, text)
 				}
 			}
@@ -222,7 +222,7 @@ type extractSummary struct {
 // or, in text and tsv, to standard error if it is a rejection. lineStart
 // is the input offset of the line it is in.
 func emitMatch(p *pipeline, c *chunk, format, field string, get *getfmt.Format, m uriscan.Match, lineStart int64, text []byte) {
-	writeMatch(&c.k, c.name, format, field, get, m, lineStart, text, "")
+	writeMatch(&c.K, c.Name, format, field, get, m, lineStart, text, "")
 	p.handOver(c) // (reports too: a chunk can hold 50,000 rejections)
 }
 

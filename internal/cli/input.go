@@ -64,7 +64,7 @@ func (e *env) open(file string) (input, error) {
 }
 
 // openQuiet is open, with the note about the input left in in.note, for
-// a caller that does not hold e.mu (the pipeline's reader).
+// a caller that does not hold e.mu (the engine's reader: fileSource).
 func (e *env) openQuiet(file string) (in input, err error) {
 	return e.openWith(file, nil)
 }

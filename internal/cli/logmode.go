@@ -155,8 +155,8 @@ func (lm *logMode) worker(p *pipeline) func(*chunk) {
 	w = lm.newLogWorker(p.maxLine, p.e.rep.jsonl, func(f logformat.Field, m uriscan.Match, lineOff int64, text []byte) {
 		emitMatch(p, w.c, w.format, f.Name, w.get, m, lineOff, text)
 	}, func(line int64, off int, reason string) {
-		w.c.k.err = w.c.k.rep.appendLineReport(w.c.k.err, w.c.name, line, off, []byte(reason), nil, 0)
-		w.c.k.countInvalid()
+		w.c.K.err = w.c.K.rep.appendLineReport(w.c.K.err, w.c.Name, line, off, []byte(reason), nil, 0)
+		w.c.K.countInvalid()
 	})
 	w.p = p
 	return w.chunk
@@ -164,7 +164,7 @@ func (lm *logMode) worker(p *pipeline) func(*chunk) {
 
 func (w *logWorker) chunk(c *chunk) {
 	w.c = c
-	data, line, off := c.data, int64(c.line), c.off
+	data, line, off := c.Data, int64(c.Line), c.Off
 	for len(data) > 0 {
 		l := data
 		next := len(data)
@@ -183,8 +183,8 @@ func (w *logWorker) chunk(c *chunk) {
 			// A line over the limit that the reader kept whole (a read
 			// input holds lines up to the limit and a chunk): reported
 			// as the reader's own scanner reports a longer one.
-			c.k.err = c.k.rep.appendLongLine(c.k.err, c.name, line, len(l), w.maxLine, l)
-			c.k.countInvalid()
+			c.K.err = c.K.rep.appendLongLine(c.K.err, c.Name, line, len(l), w.maxLine, l)
+			c.K.countInvalid()
 			continue
 		}
 		w.logLine(l, line, lineOff)

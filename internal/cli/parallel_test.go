@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/internal/lineio"
 	"github.com/uriscan/uriscan/internal/shareddata"
 )
 
@@ -104,12 +105,13 @@ func TestWorkersSameOutput(t *testing.T) {
 				for _, w := range []string{"1", "2", "3", "2 read"} {
 					w, read := strings.CutSuffix(w, " read")
 					tn.mapInputs = map[bool]int{false: mapAlways, true: mapNever}[read]
-					mapped := mappedInputs.Load()
+					var st lineio.Stats
+					tn.stats = &st
 					code, out, errs := cliT(t, tn, "", append(args, "--workers", w)...)
-					tn.mapInputs = mapAuto
+					tn.mapInputs, tn.stats = mapAuto, nil
 					// a.txt and bom.txt are mapped unless told not to;
 					// gzip, the missing and the empty file are read.
-					if n := mappedInputs.Load() - mapped; n != map[bool]int64{false: 2, true: 0}[read] {
+					if n := st.Mapped; n != map[bool]int64{false: 2, true: 0}[read] {
 						t.Fatalf("%s --workers %s (read: %v): %d inputs mapped", args[0], w, read, n)
 					}
 					if code != code1 || out != out1 || errs != err1 {
@@ -273,12 +275,19 @@ func TestMapWhenBusy(t *testing.T) {
 		if tc.workers < 1 {
 			continue
 		}
-		before := mappedInputs.Load()
-		if code, out, _ := cli(t, "", "split", "--workers", strconv.Itoa(tc.workers), f); code != 0 || !strings.Contains(out, `"host":"a"`) {
+		var st lineio.Stats
+		tn := defaultTuning()
+		tn.stats = &st
+		if code, out, _ := cliT(t, tn, "", "split", "--workers", strconv.Itoa(tc.workers), f); code != 0 || !strings.Contains(out, `"host":"a"`) {
 			t.Fatalf("--workers %d: exit %d, %q", tc.workers, code, out)
 		}
-		if n := mappedInputs.Load() - before; n != tc.mapped {
+		if n := st.Mapped; n != tc.mapped {
 			t.Errorf("--workers %d with %d CPUs: %d inputs mapped, want %d", tc.workers, runtime.GOMAXPROCS(0), n, tc.mapped)
 		}
 	}
 }
+
+// errReader returns its error.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }

@@ -15,6 +15,7 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/uriscan/uriscan"
+	"github.com/uriscan/uriscan/internal/lineio"
 )
 
 // compressed returns text as a gzip member or a zstd frame (with its
@@ -348,7 +349,7 @@ func TestExtractTruncatedLastLine(t *testing.T) {
 			}
 			// What may be taken: the URIs that end at or before the last
 			// byte read that no URI holds.
-			settled := int64(lastNonURIByte(p))
+			settled := int64(lineio.LastNonURIByte(p))
 			var want []extractRecord
 			for _, m := range full {
 				if m.End <= settled {

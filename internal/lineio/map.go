@@ -1,11 +1,10 @@
-package cli
+package lineio
 
 import (
 	"bytes"
 	"io"
 	"runtime"
 	"runtime/debug"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/uriscan/uriscan"
@@ -19,14 +18,14 @@ const dropEvery = 4 << 20
 
 // dropWritten drops the pages of the mapped input before the end of c,
 // every dropEvery bytes.
-func (p *pipeline) dropWritten(c *chunk) {
+func (p *pipe[S, P]) dropWritten(c *Chunk[S]) {
 	if c.mapped == nil {
 		return
 	}
 	if unsafe.SliceData(c.mapped) != unsafe.SliceData(p.dropMap) {
 		p.dropMap, p.dropFrom = c.mapped, 0
 	}
-	end := int(uintptr(unsafe.Pointer(unsafe.SliceData(c.data)))-uintptr(unsafe.Pointer(unsafe.SliceData(c.mapped)))) + len(c.data)
+	end := int(uintptr(unsafe.Pointer(unsafe.SliceData(c.Data)))-uintptr(unsafe.Pointer(unsafe.SliceData(c.mapped)))) + len(c.Data)
 	if end-p.dropFrom >= dropEvery {
 		p.dropFrom = dropPages(c.mapped, p.dropFrom, end)
 	}
@@ -44,57 +43,42 @@ func mappedFault(r any, m []byte) bool {
 }
 
 // mapInput maps a plain regular file's bytes (after a byte-order mark,
-// from the reader's offset: see readInput) for readMapped, or returns nil: standard input, pipes, compressed input,
-// an empty file, a system that cannot map it, and (see mapInputs) a run
-// with a CPU to spare are read.
-func (p *pipeline) mapInput(in *input) ([]byte, error) {
+// from the reader's offset: see readInput) for readMapped, or returns
+// nil: other inputs, an empty file, a system that cannot map it, and (see
+// MapAuto) a run with a CPU to spare are read.
+func (p *pipe[S, P]) mapInput(in *Input) ([]byte, error) {
 	switch {
-	case in.file == nil || p.mapInputs == mapNever:
+	case in.File == nil || p.mapMode == MapNever:
 		return nil, nil
-	case p.mapInputs == mapAuto && p.workers < runtime.GOMAXPROCS(0):
+	case p.mapMode == MapAuto && p.workers < runtime.GOMAXPROCS(0):
 		// A CPU to spare: read(2) copies the file on it while the
 		// workers scan, which measured faster than faulting the pages
 		// in from the workers (validate: 86 ms against 103 on 140 MB).
 		return nil, nil
 	}
-	fi, err := in.file.Stat()
-	from := in.base + p.off
+	fi, err := in.File.Stat()
+	from := in.Base + p.off
 	if err != nil || fi.Size() <= from || fi.Size() != int64(int(fi.Size())) {
 		return nil, err
 	}
-	m, err := mapFile(in.file, fi.Size())
+	m, err := mapFile(in.File, fi.Size())
 	if err != nil {
 		return nil, err
 	}
 	p.mapped = m
-	mappedInputs.Add(1)
+	p.nMapped.Add(1)
 	if p.afterMap != nil {
-		p.afterMap(in.file)
+		p.afterMap(in.File)
 	}
 	return m[from:], nil
 }
-
-// When plain files are mapped (tuning.mapInputs).
-const (
-	mapAuto = iota
-	mapAlways
-	mapNever
-)
-
-var (
-	// mappedInputs counts the inputs mapped, for the tests to see that
-	// the mapping runs; decidedByWorkers and decidedByWriter count the
-	// sinks decided (env.decide) off the writer and by it.
-	mappedInputs                      atomic.Int64
-	decidedByWorkers, decidedByWriter atomic.Int64
-)
 
 // window is the length of a chunk's buffer: for extract exactly
 // uriscan.DefaultBufferSize, so that a run of URI bytes too long for it is
 // cut where uriscan.ExtractScanner cuts it; for the line commands twice
 // chunkSize (grown for a long line). target is how many bytes a chunk
 // holds.
-func (p *pipeline) window() (window, target int) {
+func (p *pipe[S, P]) window() (window, target int) {
 	if p.extract {
 		return uriscan.DefaultBufferSize, min(p.chunkSize, uriscan.DefaultBufferSize/2)
 	}
@@ -107,23 +91,22 @@ func (p *pipeline) window() (window, target int) {
 // worker's scanner keeps its first bytes). For extract, a run of URI
 // bytes that fills a window keeps only its end, as read and
 // uriscan.ExtractScanner do. False if the run is quitting.
-func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
+func (p *pipe[S, P]) readMapped(c *Chunk[S], data []byte) (ok bool) {
 	defer func() {
 		// A fault here: the file shrank under the reader.
 		if r := recover(); r != nil {
 			if !mappedFault(r, p.mapped) {
 				panic(r)
 			}
-			c.data = nil
-			c.k.ioError(c.name + ": the file changed while it was read (it is mapped, and shrank)")
-			c.k.inputErr = true
+			c.Data = nil
+			p.cmd.InputError(&c.K, c.Name+shrankMsg, false)
 			p.sendDone(c)
 			ok = true
 		}
 	}()
 	debug.SetPanicOnFault(true)
 	defer debug.SetPanicOnFault(false)
-	name := c.name
+	name := c.Name
 	window, target := p.window()
 	if p.extract {
 		target = window // the cuts need no room to read into here
@@ -146,8 +129,8 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 			cut = bytes.LastIndexByte(rest[:target], '\n') + 1
 		case !p.extract:
 			// A line longer than a chunk: the chunk ends with it, unless
-			// it is over the limit: then the reader's streaming scanner
-			// reads past it, dropping the pages behind it.
+			// it is over the limit: then LongLine reads past it, the
+			// pages behind it dropped.
 			j := -1 // where the line ends, within the limit
 			if hi := min(len(rest), p.maxLine+2); hi > target {
 				j = bytes.IndexByte(rest[target:hi], '\n')
@@ -172,7 +155,7 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 			w := rest[:min(window, len(rest))]
 			if i := bytes.LastIndexByte(w, '\n'); i >= 0 {
 				cut = i + 1
-			} else if i := lastNonURIByte(w); i >= 0 {
+			} else if i := LastNonURIByte(w); i >= 0 {
 				cut = i + 1
 			} else if len(w) < window {
 				cut = len(rest) // a run to the end of the input
@@ -198,9 +181,9 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 			}
 		}
 		c.mapped = p.mapped // the whole mapping, for guard and dropWritten
-		c.before = 0
+		c.Before = 0
 		if pos > 0 {
-			c.before = data[pos-1]
+			c.Before = data[pos-1]
 		}
 		p.send(c, rest[:cut:cut])
 		pos += cut
@@ -208,9 +191,9 @@ func (p *pipeline) readMapped(c *chunk, data []byte) (ok bool) {
 		if c = p.get(); c == nil {
 			return false
 		}
-		c.name = name
+		c.Name = name
 	}
-	if len(c.k.err) > 0 {
+	if P(&c.K).Size() > 0 {
 		p.sendDone(c) // a note, and no bytes
 	} else {
 		p.free <- c

@@ -1,4 +1,4 @@
-package cli
+package lineio
 
 import (
 	"bytes"
@@ -6,27 +6,24 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strconv"
 	"strings"
 
 	"github.com/uriscan/uriscan"
 )
 
 // get returns a free chunk, emptied, or nil when the run is quitting.
-func (p *pipeline) get() *chunk {
+func (p *pipe[S, P]) get() *Chunk[S] {
 	select {
 	case c := <-p.free:
-		c.k.reset(&p.e.rep)
-		c.data, c.mapped, c.end = nil, nil, false
-		if cap(c.k.err) > p.keepMax() {
-			c.k.err = nil
-		}
-		c.k.recs.trim(p.keepMax())
-		if cap(c.k.out) < p.pieceSize {
+		k := P(&c.K)
+		k.Reset()
+		c.Data, c.mapped, c.end = nil, nil, false
+		k.Trim(p.keepMax())
+		if out := k.Out(); cap(*out) < p.pieceSize {
 			// A piece's room, so that it does not grow by doubling.
-			c.k.out = make([]byte, 0, p.keepMax())
+			*out = make([]byte, 0, p.keepMax())
 		}
-		c.lb, c.prev, c.before, c.turn = nil, nil, 0, nil
+		c.lb, c.prev, c.Before, c.turn = nil, nil, 0, nil
 		c.seq, c.handed, c.byWriter = -1, false, false
 		if cap(c.buf) > 2*p.chunkSize && !p.extract {
 			// Grown for a long line: kept for the next, not by every chunk.
@@ -42,7 +39,7 @@ func (p *pipeline) get() *chunk {
 
 // send hands c, holding data from offset p.off, to a worker (and to the
 // writer, in order), and moves the reader's position past it.
-func (p *pipeline) send(c *chunk, data []byte) {
+func (p *pipe[S, P]) send(c *Chunk[S], data []byte) {
 	if !p.extract && len(data) >= p.bigChunk() {
 		select {
 		case p.bigs <- struct{}{}:
@@ -50,7 +47,7 @@ func (p *pipeline) send(c *chunk, data []byte) {
 		case <-p.quit:
 		}
 	}
-	c.data, c.off, c.input = data, p.off, p.input
+	c.Data, c.Off, c.Input = data, p.off, p.input
 	c.lb = &lineBase{done: make(chan struct{})}
 	c.prev, c.first, c.firstStart = p.last, p.line, p.lineStart
 	p.last = c.lb
@@ -61,32 +58,34 @@ func (p *pipeline) send(c *chunk, data []byte) {
 }
 
 // advance moves the reader's position on by n bytes of input, and counts
-// them (the summary's bytes, the progress bar's).
-func (p *pipeline) advance(n int64) {
+// them.
+func (p *pipe[S, P]) advance(n int64) {
 	p.off += n
 	p.readBytes.Add(n)
-	p.e.prog.add(n, 0)
+	p.host.Progress(n, 0)
 }
 
-// skipRun reports (extract --rejects: env.longRun) a run of URI bytes
-// longer than uriscan.MaxExtractLength, which starts at the reader's
-// position with run (its bytes so far) and which the reader skips but for
-// its end: a URI of that length is no URI a crawler or a log keeps, and
-// holding it would make memory unbounded. It goes in c, before c's
-// matches, as a rejection with its first bytes.
-func (p *pipeline) skipRun(c *chunk, run []byte) {
-	if p.e.longRun == nil {
+// skipRun tells the Skipper of a run of URI bytes longer than
+// uriscan.MaxExtractLength, which starts at the reader's position with run
+// (its bytes so far) and which the reader skips but for its end: a URI of
+// that length is no URI a crawler or a log keeps, and holding it would
+// make memory unbounded. It goes in c, before c's matches.
+func (p *pipe[S, P]) skipRun(c *Chunk[S], run []byte) {
+	if p.skip == nil {
 		return
 	}
 	line := p.lineNow() // no line end in the run: its line is the reader's
 	head := run[:min(len(run), echoMax)]
 	m := uriscan.Match{Start: p.off, End: p.off + int64(len(head)), Line: int64(line) + 1, Rejected: true}
-	p.e.longRun(&c.k, c.name, m, p.lineStart, head)
+	p.skip.SkipRun(&c.K, c.Name, m, p.lineStart, head)
 }
+
+// echoMax is how many bytes of a skipped run SkipRun is given.
+const echoMax = 200
 
 // lineNow returns the number of lines before the reader's position,
 // waiting for the workers to have counted them (not once the run quits).
-func (p *pipeline) lineNow() int {
+func (p *pipe[S, P]) lineNow() int {
 	if p.last != nil {
 		select {
 		case <-p.last.done:
@@ -102,27 +101,25 @@ func (p *pipeline) lineNow() int {
 
 // sendDone hands c, already complete (its sink filled by the reader), to
 // the writer.
-func (p *pipeline) sendDone(c *chunk) {
-	c.input = p.input
+func (p *pipe[S, P]) sendDone(c *Chunk[S]) {
+	c.Input = p.input
 	p.chain(c)
 	c.byWriter = true
 	close(c.done)
 	p.order <- c
 }
 
-// readAll reads each input in turn (from e.start: dedup's resume) and
-// cuts it into chunks; after each, when the command has an endFile, it
-// sends a chunk that says the input ended (see chunk.end).
-func (p *pipeline) readAll(files []string) {
-	for i, file := range files {
-		if i < p.e.start.File {
+// readAll reads each input in turn and cuts it into chunks; after each,
+// for an Ender, it sends a chunk that says the input ended (Chunk.end).
+func (p *pipe[S, P]) readAll(src Source) {
+	for i := range src.Len() {
+		p.input = i
+		if ok, read := p.readInput(src); !ok {
+			return
+		} else if !read {
 			continue
 		}
-		p.input = i
-		if !p.readInput(file) {
-			return
-		}
-		if p.e.endFile != nil {
+		if p.end != nil {
 			c := p.get()
 			if c == nil {
 				return
@@ -133,72 +130,70 @@ func (p *pipeline) readAll(files []string) {
 	}
 }
 
-// readInput reads one input and cuts it into chunks; false if the run is
-// quitting, or stops (a resume that cannot reach its position).
-func (p *pipeline) readInput(file string) bool {
+// readInput opens input p.input and cuts it into chunks; ok false if the
+// run is quitting, or stops (a Halt); read false for an input skipped.
+func (p *pipe[S, P]) readInput(src Source) (ok, read bool) {
 	c := p.get()
-	if c == nil || p.e.stopped() {
-		return false
+	if c == nil || p.host.Stopped() {
+		return false, true
 	}
-	in, err := p.e.openQuiet(file)
-	c.name = in.name
-	c.k.err = append(c.k.err, in.note...) // said before the input's lines
+	in, err := src.Open(p.input)
+	if err == ErrSkip {
+		p.free <- c
+		return true, false
+	}
+	c.Name = in.Name
+	if in.Note != "" {
+		p.cmd.Note(&c.K, in.Note) // said before the input's lines
+	}
 	p.off, p.last, p.line, p.lineStart = 0, nil, 0, 0
-	if in.note != "" {
-		p.readBytes.Add(int64(len(utf8BOM))) // the byte-order mark skipped
-		p.e.prog.add(int64(len(utf8BOM)), 0)
+	if in.Skipped > 0 {
+		p.readBytes.Add(in.Skipped)
+		p.host.Progress(in.Skipped, 0)
+	}
+	if in.Close == nil {
+		in.Close = func() error { return nil }
 	}
 	if err != nil {
-		c.k.ioError(openErrorMsg(err))
-		c.k.inputErr = true
-		in.close()
+		var h *Halt
+		halt := errors.As(err, &h)
+		p.cmd.InputError(&c.K, err.Error(), halt)
+		in.Close()
 		p.sendDone(c)
-		return true
+		return !halt, true
 	}
-	if st := p.e.start; p.input == st.File && st.Offset > 0 {
-		// A resume: read from its position, or stop, as the streaming
-		// loop does.
-		if err := in.skip(in.r, st.Offset); err != nil {
-			c.k.ioError(in.name + ": resuming at offset " + strconv.FormatInt(st.Offset, 10) + ": " + err.Error())
-			c.k.inputErr, c.k.halt = true, true
-			in.close()
-			p.sendDone(c)
-			return false
-		}
-		p.off, p.line, p.lineStart = st.Offset, st.Line, st.Offset
-	}
+	p.off, p.line, p.lineStart = in.Offset, in.Line, in.Offset
 	if data, err := p.mapInput(&in); err == nil && data != nil {
-		in.close() // the mapping stays valid
+		in.Close() // the mapping stays valid
 		p.inMapped.Store(true)
 		ok := p.readMapped(c, data)
 		p.inMapped.Store(false)
 		if !ok {
-			return false
+			return false, true
 		}
 		if c = p.get(); c == nil {
-			return false
+			return false, true
 		}
 		m := p.mapped
 		p.mapped = nil
-		c.name, c.release = in.name, func() { unmapFile(m) }
+		c.Name, c.release = in.Name, func() { unmapFile(m) }
 		p.sendDone(c)
-		return true
+		return true, true
 	}
-	ok := p.read(c, in.r)
-	if err := in.close(); err != nil && ok {
+	ok = p.read(c, in.R)
+	if err := in.Close(); err != nil && ok {
 		if c := p.get(); c != nil {
-			c.name = in.name
-			c.k.ioError(in.name + ": " + err.Error())
-			c.k.inputErr = true
+			c.Name = in.Name
+			p.cmd.InputError(&c.K, in.Name+": "+err.Error(), false)
 			p.sendDone(c)
 		}
 	}
-	return ok
+	return ok, true
 }
 
 // read cuts one input into chunks, starting with c (which may hold a note
-// for standard error already); false if the run is quitting.
-func (p *pipeline) read(c *chunk, r io.Reader) bool {
+// already); false if the run is quitting.
+func (p *pipe[S, P]) read(c *Chunk[S], r io.Reader) bool {
 	var (
 		inRun bool // a run being skipped was reported (see skipRun)
 		have  int  // bytes of c.buf read (from p.off)
@@ -250,7 +245,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 			continue // read on: the line is not complete
 		}
 		if cut == 0 && p.extract {
-			if cut = lastNonURIByte(c.buf[:have]) + 1; cut == 0 && have < len(c.buf) {
+			if cut = LastNonURIByte(c.buf[:have]) + 1; cut == 0 && have < len(c.buf) {
 				continue
 			} else if cut == 0 {
 				// A run of URI bytes longer than the buffer: keep its end
@@ -260,7 +255,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 					inRun = true
 				}
 				drop := have - uriscan.MaxExtractLength
-				c.before = c.buf[drop-1]
+				c.Before = c.buf[drop-1]
 				have = copy(c.buf, c.buf[drop:have])
 				p.advance(int64(drop))
 				continue
@@ -275,7 +270,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 			continue
 		}
 		if cut == 0 {
-			// A line over the limit: a streaming scanner reads past it.
+			// A line over the limit: LongLine reads past it.
 			var ok bool
 			if c, have, ok = p.longLine(c, have, r); !ok {
 				return false
@@ -290,7 +285,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 			return false
 		}
 		next.buf = p.sized(next.buf, max(window, have-cut)) // a grown buffer is not passed on
-		next.name, next.before = c.name, c.buf[cut-1]
+		next.Name, next.Before = c.Name, c.buf[cut-1]
 		have = copy(next.buf, c.buf[cut:have])
 		p.send(c, c.buf[:cut])
 		c, inRun = next, false
@@ -299,7 +294,7 @@ func (p *pipeline) read(c *chunk, r io.Reader) bool {
 
 // sized returns b, or the spare buffer, or a new buffer, of at least n
 // bytes (exactly n for extract: see window).
-func (p *pipeline) sized(b []byte, n int) []byte {
+func (p *pipe[S, P]) sized(b []byte, n int) []byte {
 	if cap(b) < n && cap(p.bigIn) >= n {
 		b, p.bigIn = p.bigIn, nil
 	}
@@ -314,7 +309,7 @@ func (p *pipeline) sized(b []byte, n int) []byte {
 
 // spare keeps b, a read buffer grown for a long line, as the reader's
 // spare (see sized), if it is larger than the one it has.
-func (p *pipeline) spare(b []byte) {
+func (p *pipe[S, P]) spare(b []byte) {
 	if cap(b) > 2*p.chunkSize && cap(b) > cap(p.bigIn) && !p.extract {
 		p.bigIn = b[:0]
 	}
@@ -324,86 +319,64 @@ var nl = []byte{'\n'}
 
 // readError ends an input that a read failed: the whole lines in
 // c.buf[:have] go to a worker; a cut last line is reported as truncated
-// (never taken), as with one worker. Extract takes the cut last line up
-// to its last byte that no URI holds: a URI that ends before it is whole,
-// and taken; the run of URI bytes that reaches the cut may be a URI cut
-// short ("https://www.ke"), and is not (nor a rejection in it).
-func (p *pipeline) readError(c *chunk, have int, err error) bool {
+// (never taken), as uriscan.LineScanner reports it. Extract takes the cut
+// last line up to its last byte that no URI holds: a URI that ends before
+// it is whole, and taken; the run of URI bytes that reaches the cut may be
+// a URI cut short ("https://www.ke"), and is not (nor a rejection in it).
+func (p *pipe[S, P]) readError(c *Chunk[S], have int, err error) bool {
 	cut := bytes.LastIndexByte(c.buf[:have], '\n') + 1
 	cutLine := false // (extract's: the line commands' is the scanner's)
 	if p.extract {
 		// (An extract chunk may end in the middle of a line.)
-		cutLine = have > cut || have == 0 && p.off > 0 && c.before != '\n'
-		cut = lastNonURIByte(c.buf[:have]) + 1
+		cutLine = have > cut || have == 0 && p.off > 0 && c.Before != '\n'
+		cut = LastNonURIByte(c.buf[:have]) + 1
 	}
 	rest := append([]byte(nil), c.buf[cut:have]...)
 	p.readBytes.Add(int64(len(rest))) // read, if not taken
-	if cut > 0 || len(c.k.err) > 0 {
-		name := c.name
+	if cut > 0 || P(&c.K).Size() > 0 {
+		name := c.Name
 		p.send(c, c.buf[:cut])
 		if c = p.get(); c == nil {
 			return false
 		}
-		c.name = name
+		c.Name = name
 	}
 	switch {
 	case p.extract && cutLine:
-		c.k.ioError(fmt.Sprintf("%s:%d: the last line was cut short by a read error at byte %d of the input, and is taken only up to byte %d (no URI that reaches the cut): %v",
-			c.name, p.lineNow()+1, p.off+int64(len(rest)), p.off, err))
+		p.cmd.InputError(&c.K, fmt.Sprintf("%s:%d: the last line was cut short by a read error at byte %d of the input, and is taken only up to byte %d (no URI that reaches the cut): %v",
+			c.Name, p.lineNow()+1, p.off+int64(len(rest)), p.off, err), false)
 	case p.extract:
-		c.k.ioError(c.name + ": " + err.Error())
+		p.cmd.InputError(&c.K, c.Name+": "+err.Error(), false)
 	default:
-		s := &recordScanner{}
-		s.ls.SetMaxLine(p.maxLine)
-		s.ls.Reset(io.MultiReader(bytes.NewReader(rest), errReader{err}))
-		s.ls.StartAt(p.off, p.lineNow())
+		var s uriscan.LineScanner
+		s.SetMaxLine(p.maxLine)
+		s.Reset(io.MultiReader(bytes.NewReader(rest), errReader{err}))
+		s.StartAt(p.off, p.lineNow())
 		for s.Scan() {
 			// Only a cut line is left, and it is not a record.
 		}
 		if err := s.Err(); err != nil {
-			c.k.ioError(inputErrorMsg(c.name, err))
+			p.cmd.InputError(&c.K, ReadErrorMsg(c.Name, err), false)
 		}
 	}
-	c.k.inputErr = true
 	p.sendDone(c)
 	return true
 }
 
 // longLine hands a line over the limit, which starts at the reader's
-// position and of which c.buf[:have] holds the start, to a streaming
-// LineScanner reading on from r: the scanner reads past it as with one
-// worker. It returns the chunk to go on with, holding have bytes read
-// after the line (-1 if the input ended with it); false when quitting.
-func (p *pipeline) longLine(c *chunk, have int, r io.Reader) (*chunk, int, bool) {
-	if p.longFn == nil {
-		p.longFn = p.newFn()
-		p.ls.ls.SetMaxLine(p.maxLine)
-		p.ls.grammar = p.e.sc.grammar
-	}
+// position and of which c.buf[:have] holds the start, to
+// Command.LongLine, reading on from r. It returns the chunk to go on
+// with, holding have bytes read after the line (-1 if the input ended
+// with it); false when quitting.
+func (p *pipe[S, P]) longLine(c *Chunk[S], have int, r io.Reader) (*Chunk[S], int, bool) {
 	nr := &untilNewline{r: r}
-	s := &p.ls
-	s.ls.Reset(io.MultiReader(bytes.NewReader(c.buf[:have]), nr))
 	line := p.lineNow()
-	s.ls.StartAt(p.off, line)
-	s.perr = nil
-	ended := false
-	if s.Scan() {
-		p.longFn(&c.k, c.name, s)
-		if s.perr != nil {
-			c.k.countInvalid()
-		}
-	}
-	if err := s.Err(); err != nil {
-		c.k.ioError(inputErrorMsg(c.name, err))
-		c.k.inputErr = true
-		ended = true
-	}
-	s.ls.Reset(nil)
-	ended = ended || !nr.done
+	ok := p.cmd.LongLine(&c.K, c.Name, io.MultiReader(bytes.NewReader(c.buf[:have]), nr), p.off, line)
+	ended := !ok || !nr.done
 	// c carries the line's output; its buffer goes on with the next chunk.
 	buf := c.buf
-	c.buf, c.data = nil, nil
-	name := c.name
+	c.buf, c.Data = nil, nil
+	name := c.Name
 	p.sendDone(c)
 	p.advance(int64(have) + nr.n)
 	p.line, p.lineStart = line+1, p.off
@@ -411,7 +384,7 @@ func (p *pipeline) longLine(c *chunk, have int, r io.Reader) (*chunk, int, bool)
 	if next == nil {
 		return nil, 0, false
 	}
-	next.buf, next.name = p.sized(buf, len(nr.left)), name
+	next.buf, next.Name = p.sized(buf, len(nr.left)), name
 	if ended {
 		p.free <- next
 		return next, -1, true
@@ -419,29 +392,24 @@ func (p *pipeline) longLine(c *chunk, have int, r io.Reader) (*chunk, int, bool)
 	return next, copy(next.buf, nr.left), true
 }
 
-// inputErrorMsg words the read error that ended an input.
-func inputErrorMsg(name string, err error) string {
+// ReadErrorMsg words the read error err that ended input name: a line
+// cut short (*uriscan.TruncatedError), or "NAME: why".
+func ReadErrorMsg(name string, err error) string {
 	var te *uriscan.TruncatedError
 	if errors.As(err, &te) {
 		return fmt.Sprintf("%s:%d: the last line (%d bytes, from byte %d of the input) was cut short by a read error, and is not taken: %v", name, te.Line, te.Len, te.Offset, te.Err)
 	}
-	if msg, ok := pathErrorMsg(err); ok && strings.HasPrefix(msg, name+": ") {
+	if msg, ok := PathErrorMsg(err); ok && strings.HasPrefix(msg, name+": ") {
 		return msg // not "NAME: read NAME: why"
 	}
 	return name + ": " + err.Error()
 }
 
-// openErrorMsg is an input's open error as a message: "NAME: why".
-func openErrorMsg(err error) string {
-	msg, _ := pathErrorMsg(err)
-	return msg
-}
-
-// pathErrorMsg words err, a *PathError of a system call on an input (in
-// a wrapping error, which may add to it), as "NAME: why", without the
+// PathErrorMsg words err, a *fs.PathError of a system call on an input
+// (in a wrapping error, which may add to it), as "NAME: why", without the
 // call ("open NAME: why", "read NAME: why"); false, with err's text, for
 // another error (a decompressor's "gunzip NAME: why" says what failed).
-func pathErrorMsg(err error) (string, bool) {
+func PathErrorMsg(err error) (string, bool) {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && (pe.Op == "open" || pe.Op == "read") {
 		return strings.Replace(err.Error(), pe.Op+" "+pe.Path+": ", pe.Path+": ", 1), true
@@ -478,9 +446,10 @@ func (u *untilNewline) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// lastNonURIByte returns the index of the last byte of b that no URI
-// holds (space, control, non-ASCII, and " < > \ ^ ` { | }), or -1.
-func lastNonURIByte(b []byte) int {
+// LastNonURIByte returns the index of the last byte of b that no URI
+// holds (space, control, non-ASCII, and " < > \ ^ ` { | }), or -1: where
+// Extract may cut text.
+func LastNonURIByte(b []byte) int {
 	for i := len(b) - 1; i >= 0; i-- {
 		switch c := b[i]; {
 		case c <= ' ' || c >= 0x7f:
