@@ -295,13 +295,9 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 				e.ioError("dedup: (before the resume) " + msg)
 			}
 			st := d.log.Start()
-			e.start = inputPos{File: st.Input, Offset: st.Offset, Line: st.Line}
+			d.resume = inputPos{File: st.Input, Offset: st.Offset, Line: st.Line}
 		}
 		e.finish = d.finish
-		e.onInputError = func(msg string) {
-			d.log.InputError(msg)
-			d.inputFailed = true
-		}
 		// Before a read that may block, settle the batch so output keeps up
 		// with a slow input ("tail -f log | uriscan dedup"). With one
 		// worker that is before each read of the input; with more, before
@@ -315,19 +311,10 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 		// resume replays what its checkpoint records, whatever the
 		// workers of either run.
 		e.sc.beforeRead = func() { d.commit(); e.flush() }
-		e.endFile = d.endFile
-		e.feed = d.feed
-		if decided {
-			e.decide = d.decide
-		}
+		d.decided = decided
 		d.memory = !persistent
 		d.growAt = growFirst
-		e.memHeld = func() int64 {
-			if persistent {
-				return -1 // (Pebble's caches; a client's buffers)
-			}
-			return memBytesPerKey * d.setLen()
-		}
+		e.taker = d
 		d.kt.sums = d.log.Sums()
 		newFn := func() lineFn { return d.newKeyer().line }
 		if *workers == 1 {
@@ -373,8 +360,14 @@ type deduper struct {
 	ckptName    string
 	output      string   // --output
 	inputs      []string // the inputs ("-": standard input)
-	// inputFailed: an input error was reported since the last endFile.
-	inputFailed bool
+	// resume is where the input begins (a resumed run's: the Log's
+	// Start).
+	resume inputPos
+	// failed: an input error was reported since the last endFile.
+	failed bool
+	// decided: the set is in memory and the workers decide the chunks in
+	// input order (recordTaker.decides).
+	decided bool
 	// text counts the bytes of the records given to the Log since it
 	// last decided a batch (see dedupTextMax).
 	text int

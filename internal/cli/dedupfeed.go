@@ -58,7 +58,7 @@ func (d *deduper) feed(k *sink) {
 	k.err = k.err[:copy(k.err, k.err[said:])]
 	k.ioAt = max(0, k.ioAt-int(said))
 	k.out = k.out[:0]
-	if d.memory && d.e.decide == nil && len(r.lines) > 0 && d.set.Len() >= d.growAt { // (with workers: decide)
+	if d.memory && !d.decided && len(r.lines) > 0 && d.set.Len() >= d.growAt { // (with workers: decide)
 		d.growSet(d.e.fileIdx, r.lines[len(r.lines)-1].off)
 	}
 	r.reset()
@@ -100,7 +100,7 @@ func (d *deduper) decide(k *sink, file int) {
 // left it where the workers decide (env.decide): the goroutine that feeds
 // the Log does not read the set then.
 func (d *deduper) setLen() int64 {
-	if d.e.decide != nil {
+	if d.decided {
 		return d.decidedLen.Load()
 	}
 	return d.set.Len()
@@ -186,11 +186,31 @@ func (d *deduper) commit() {
 	}
 }
 
+// resumeAt, decides, inputFailed and memHeld: recordTaker (feed, decide
+// and endFile too).
+func (d *deduper) resumeAt() inputPos { return d.resume }
+func (d *deduper) decides() bool      { return d.decided }
+
+// inputFailed records, in the Log, an input that could not be read.
+func (d *deduper) inputFailed(msg string) {
+	d.log.InputError(msg)
+	d.failed = true
+}
+
+// memHeld is the memory of a set in memory; -1 for a persistent store
+// (Pebble's caches, a client's buffers).
+func (d *deduper) memHeld() int64 {
+	if !d.memory {
+		return -1
+	}
+	return memBytesPerKey * d.setLen()
+}
+
 // endFile ends each input: a batch never spans two.
 func (d *deduper) endFile() {
 	d.text = 0 // (EndInput decides the batch)
-	failed := d.inputFailed
-	d.inputFailed = false
+	failed := d.failed
+	d.failed = false
 	var err error
 	switch {
 	case failed:

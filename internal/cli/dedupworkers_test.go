@@ -199,7 +199,7 @@ func TestDedupWorkersRunAtOnce(t *testing.T) {
 }
 
 // TestDedupWorkersDecide: with workers and the set in memory, the
-// workers decide their chunks (env.decide, in turn: see lineio.Decider), not
+// workers decide their chunks (recordTaker.decide, in turn: see lineio.Decider), not
 // the writer, and the output is one worker's; a chunk that hands pieces
 // over (pieces of 64 bytes) is decided by the writer, sink by sink, as
 // are the chunks that follow it and wait (some, with pieces of 2 KiB

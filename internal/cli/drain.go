@@ -48,25 +48,26 @@ func (e *env) drain(k *sink) {
 // decided first if they are to be (see undecided).
 func (e *env) drainChunk(k *sink) {
 	if e.undecided(k) {
-		e.decide(k, e.fileIdx)
+		e.taker.decide(k, e.fileIdx)
 	}
 	e.drainSink(k)
 }
 
-// undecided reports whether k's records are to be decided (env.decide)
-// before they are fed, and are not yet: every record before k's is.
+// undecided reports whether k's records are to be decided (the taker's
+// decide) before they are fed, and are not yet: every record before k's
+// is.
 func (e *env) undecided(k *sink) bool {
-	return e.feed != nil && e.decide != nil && !k.recs.decided && len(k.recs.keys) > 0
+	return e.taker != nil && e.taker.decides() && !k.recs.decided && len(k.recs.keys) > 0
 }
 
-// drainSink writes a sink's output (gives its records to e.feed, if set)
-// and tells onInputError of an input error in it.
+// drainSink writes a sink's output (gives its records to the taker, if
+// any, and tells it of an input error in it).
 func (e *env) drainSink(k *sink) {
-	if e.feed != nil {
-		e.feed(k)
+	if e.taker != nil {
+		e.taker.feed(k)
 	}
-	if k.inputErr && e.onInputError != nil {
-		e.onInputError(string(bytes.TrimSuffix(bytes.TrimPrefix(k.err[k.ioAt:], []byte("uriscan: ")), []byte("\n"))))
+	if k.inputErr && e.taker != nil {
+		e.taker.inputFailed(string(bytes.TrimSuffix(bytes.TrimPrefix(k.err[k.ioAt:], []byte("uriscan: ")), []byte("\n"))))
 	}
 	e.drain(k)
 }

@@ -24,13 +24,13 @@ type engineRun struct {
 	ls     recordScanner
 }
 
-// engineCommand is r with the hooks of r.e's command: dedup's endFile
-// and decide, extract's longRun.
+// engineCommand is r with the hooks of r.e's command: its taker's
+// endFile and decide (dedup), extract's longRun.
 func (e *env) engineCommand(r *engineRun) lineio.Command[sink] {
 	switch {
-	case e.decide != nil:
+	case e.taker != nil && e.taker.decides():
 		return decidingRun{endingRun{r}}
-	case e.endFile != nil:
+	case e.taker != nil:
 		return endingRun{r}
 	case e.longRun != nil:
 		return skippingRun{r}
@@ -112,20 +112,20 @@ func (r *engineRun) Wait(block func()) {
 
 func (r *engineRun) Stopped() bool { return r.e.stopped() }
 
-// endingRun is a run that tells e.endFile of each input's end.
+// endingRun is a run that tells the taker of each input's end.
 type endingRun struct{ *engineRun }
 
 func (r endingRun) EndInput(input int) bool {
 	r.e.fileIdx = input
-	r.e.endFile()
+	r.e.taker.endFile()
 	return r.e.halt
 }
 
 // decidingRun is dedup's run with its set in memory decided by the
-// workers (env.decide).
+// workers (recordTaker.decide).
 type decidingRun struct{ endingRun }
 
-func (r decidingRun) Decide(k *sink, input int) { r.e.decide(k, input) }
+func (r decidingRun) Decide(k *sink, input int) { r.e.taker.decide(k, input) }
 func (r decidingRun) Undecided(k *sink) bool    { return r.e.undecided(k) }
 
 // skippingRun is extract's run with --rejects: a run of URI bytes the
@@ -137,8 +137,8 @@ func (r skippingRun) SkipRun(k *sink, name string, m uriscan.Match, lineStart in
 }
 
 // fileSource is the command's inputs as the engine reads them: files
-// opened (decompressed, verified) by env.openQuiet, from e.start (dedup's
-// resume).
+// opened (decompressed, verified) by env.openQuiet, from e.resumeAt
+// (dedup's resume).
 type fileSource struct {
 	e     *env
 	files []string
@@ -148,7 +148,8 @@ func (s fileSource) Len() int { return len(s.files) }
 
 func (s fileSource) Open(i int) (lineio.Input, error) {
 	e := s.e
-	if i < e.start.File {
+	start := e.resumeAt()
+	if i < start.File {
 		return lineio.Input{}, lineio.ErrSkip
 	}
 	in, err := e.openQuiet(s.files[i])
@@ -159,7 +160,7 @@ func (s fileSource) Open(i int) (lineio.Input, error) {
 	if err != nil {
 		return li, errors.New(openErrorMsg(err))
 	}
-	if st := e.start; i == st.File && st.Offset > 0 {
+	if st := start; i == st.File && st.Offset > 0 {
 		// A resume: read from its position, or stop, as the streaming
 		// loop does.
 		if err := in.skip(in.r, st.Offset); err != nil {

@@ -57,7 +57,6 @@ type env struct {
 	// by memHeld (see limitMemory).
 	process bool
 	memBase int64
-	memHeld func() int64
 	// counts are what the engine's writer has written (extract's
 	// summary).
 	counts       struct{ bytes, uris, rejected int64 }
@@ -71,26 +70,11 @@ type env struct {
 	werr    error // first error writing output; stops the input loop
 	halt    bool  // the command stopped the input loop (a store error)
 
-	// start is where the input loop begins (dedup's resume): files
-	// before start.File are skipped, that file is read from start.Offset.
-	start inputPos
 	// fileIdx is the index of the input being read.
 	fileIdx int
-	// endFile, if set, is called after the last line of each input (and
-	// for an input that could not be opened).
-	endFile func()
-	// onInputError, if set, is told of each input that could not be read.
-	onInputError func(msg string)
-	// feed, if set, takes the records of the lines a sink holds (dedup's
-	// Log) before drain writes the rest (see drainChunk).
-	feed func(k *sink)
-	// decide, if set, decides the records of a sink of the given input
-	// (dedup's set in memory: k.recs.isNew) before feed takes them. With
-	// workers, the chunks are decided in input order by the workers
-	// (see lineio.Decider); the goroutine that feeds decides only the sinks
-	// of chunks that handed pieces over or that no worker took, and the
-	// chunks waiting behind them.
-	decide func(k *sink, input int)
+	// taker, if set, takes the records of the lines in input order
+	// (dedup: see recordTaker).
+	taker recordTaker
 
 	// Signals (main only): sig is the signal that asked the run to stop;
 	// the input loop holds mu except while it waits in a read, so that a
@@ -212,7 +196,8 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 		if e.werr != nil || e.halt || e.stopped() {
 			break
 		}
-		if i < e.start.File {
+		start := e.resumeAt()
+		if i < start.File {
 			continue
 		}
 		e.fileIdx = i
@@ -220,22 +205,22 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 		name, r, closeFn := in.name, in.r, in.close
 		if err != nil {
 			e.inputError(openErrorMsg(err))
-			if e.endFile != nil {
-				e.endFile()
+			if e.taker != nil {
+				e.taker.endFile()
 			}
 			continue
 		}
 		s := &e.sc
-		if i == e.start.File && e.start.Offset > 0 {
+		if i == start.File && start.Offset > 0 {
 			// Read (a pipe may block) without holding mu.
-			if err := in.skip(&flushReader{r: r, mu: &e.mu, stop: e.stopped}, e.start.Offset); err != nil {
-				e.inputError(name + ": resuming at offset " + strconv.FormatInt(e.start.Offset, 10) + ": " + err.Error())
+			if err := in.skip(&flushReader{r: r, mu: &e.mu, stop: e.stopped}, start.Offset); err != nil {
+				e.inputError(name + ": resuming at offset " + strconv.FormatInt(start.Offset, 10) + ": " + err.Error())
 				closeFn()
 				e.halt = true
 				break
 			}
 			s.Reset(r)
-			s.ls.StartAt(e.start.Offset, e.start.Line)
+			s.ls.StartAt(start.Offset, start.Line)
 		} else {
 			s.Reset(r)
 		}
@@ -257,8 +242,8 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 		if err := s.Err(); err != nil && !errors.Is(err, errInterrupted) {
 			e.inputError(lineio.ReadErrorMsg(name, err))
 		}
-		if e.endFile != nil {
-			e.endFile()
+		if e.taker != nil {
+			e.taker.endFile()
 		}
 		if err := closeFn(); err != nil {
 			e.inputError(name + ": " + err.Error())
@@ -272,14 +257,50 @@ func (e *env) eachRecord(files []string, fn func(name string, s *recordScanner))
 	return e.status()
 }
 
+// recordTaker is a command that takes the records of its lines in input
+// order, and whose state that is (dedup: its Log, its seen-set, its
+// batch). The input loops (eachRecord, the engine) resume where it says,
+// give it each sink's records before the sink's output is written, and
+// tell it of each input's end and of each input that could not be read.
+type recordTaker interface {
+	// resumeAt is where the input loops begin: inputs before File are
+	// skipped, that one is read from Offset (Line its line number).
+	resumeAt() inputPos
+	// feed takes the records of the lines k holds.
+	feed(k *sink)
+	// decides reports whether decide is to decide each sink's records
+	// before feed takes them (dedup's set in memory, with workers: the
+	// workers decide the chunks in input order, see lineio.Decider; the
+	// writer decides only the sinks of chunks that handed pieces over
+	// or that no worker took, and the chunks waiting behind them).
+	decides() bool
+	decide(k *sink, input int)
+	// endFile is called after the last line of each input, and for an
+	// input that could not be opened; inputFailed for each input that
+	// could not be read, with the message reported.
+	endFile()
+	inputFailed(msg string)
+	// memHeld is how many bytes the taker holds that grow with the input
+	// (the memory limit is raised by them); -1 if that is unknown.
+	memHeld() int64
+}
+
+// resumeAt is where the input loops begin (the taker's: dedup's resume).
+func (e *env) resumeAt() inputPos {
+	if e.taker == nil {
+		return inputPos{}
+	}
+	return e.taker.resumeAt()
+}
+
 // inputError reports an input that could not be read (exit 2).
 func (e *env) inputError(msg string) {
 	if e.rep.cmd != "" {
 		msg = e.rep.cmd + ": " + msg // each message names the command
 	}
 	e.ioError(msg)
-	if e.onInputError != nil {
-		e.onInputError(msg)
+	if e.taker != nil {
+		e.taker.inputFailed(msg)
 	}
 }
 

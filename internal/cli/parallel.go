@@ -226,12 +226,12 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 
 // limitMemory sets the soft memory limit (if the engine runs with one:
 // e.memBase) to the engine's and what the command holds besides
-// (e.memHeld: dedup's seen-set in memory, which grows with its keys), or
+// (the taker's: dedup's seen-set in memory, which grows with its keys), or
 // none where that is unknown (a store's caches).
 func (e *env) limitMemory() {
 	held := int64(0)
-	if e.memHeld != nil {
-		held = e.memHeld()
+	if e.taker != nil {
+		held = e.taker.memHeld()
 	}
 	switch {
 	case e.memBase == 0:
