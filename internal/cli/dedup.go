@@ -253,7 +253,7 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 		}
 		d.set = set
 		// With workers and a set in memory, the workers decide their
-		// chunks in turn (env.decide), and the Log takes the decisions.
+		// chunks in turn (recordTaker.decide), and the Log takes the decisions.
 		decided := *workers > 1 && !persistent
 		d.log, err = frontier.Open(set, frontier.Options{
 			Output: *output, Writer: e.out, Checkpoint: ckptName, Resume: *resume,
@@ -395,7 +395,7 @@ type dedupRecs struct {
 	keys  []seen.Key
 	ends  []int
 	lines []dedupLine
-	// isNew holds the records' decisions once decided (env.decide).
+	// isNew holds the records' decisions once decided (recordTaker.decide).
 	isNew   []bool
 	decided bool
 }

@@ -74,7 +74,7 @@ func (d *deduper) feed(k *sink) {
 }
 
 // decide decides the records of k, of input file, in the set in memory
-// (env.decide): in a worker, or in the goroutine that feeds the Log, one
+// (recordTaker.decide): in a worker, or in the goroutine that feeds the Log, one
 // at a time in input order (see lineio.Decider), so the set is never used by
 // two at once.
 func (d *deduper) decide(k *sink, file int) {
@@ -97,7 +97,7 @@ func (d *deduper) decide(k *sink, file int) {
 }
 
 // setLen is the number of keys in the set in memory, as its last decision
-// left it where the workers decide (env.decide): the goroutine that feeds
+// left it where the workers decide (recordTaker.decide): the goroutine that feeds
 // the Log does not read the set then.
 func (d *deduper) setLen() int64 {
 	if d.decided {
@@ -240,7 +240,7 @@ func (d *deduper) finish() {
 		d.log.Commit() // (a signal, --max-errors: what was read is decided)
 		d.log.Close()
 	}
-	// A signal's finish runs while the workers may decide (env.decide):
+	// A signal's finish runs while the workers may decide (recordTaker.decide):
 	// the set is closed once none does, and none does after.
 	d.setMu.Lock()
 	d.setClosed = true

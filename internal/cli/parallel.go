@@ -12,7 +12,7 @@ import (
 // resolve, dedup) and extract run on package lineio's engine: workers
 // handle chunks of the input in parallel, and the main goroutine writes
 // the chunks' output in input order (dedup: gives their records to its
-// Log, see env.feed), so the output is the same, byte for byte, whatever
+// Log, see recordTaker.feed), so the output is the same, byte for byte, whatever
 // the number of workers, in bounded memory. The tests compare it with the
 // streaming loop (eachRecord) that dedup uses with one worker.
 
@@ -60,7 +60,7 @@ type sink struct {
 	invalid  bool // some line was invalid
 	ioFail   bool // an input could not be read or a line not handled
 	ioAt     int  // where in err the (last) message of ioFail starts
-	inputErr bool // err holds an input error (told to onInputError)
+	inputErr bool // err holds an input error (told to the taker: inputFailed)
 	halt     bool // the run stops after this (dedup could not resume)
 	// rep is how invalid lines are reported; nInvalid counts them, marks
 	// (with --max-errors) where out and err stood after each.
