@@ -61,22 +61,23 @@ func (h *Hasher) Settings() seen.Params {
 		}
 	case !h.level.Raw():
 		if !n.KeepEncodedDots {
-			// Since issue 11, "%2E" segments are removed as dot segments:
-			// a set made before (which kept them) is refused.
+			// "%2E" segments are removed as dot segments (an earlier
+			// version kept them): a set it made is refused.
 			p["dot-segments"] = "rfc3986"
 		}
 		if !n.KeepRootlessDots {
-			// Since issue 23, a rootless path of a URI with a scheme
-			// loses its dot segments ("foo:a/../b" is "foo:/b"): a set
-			// made before (which kept them) is refused.
+			// A rootless path of a URI with a scheme loses its dot
+			// segments ("foo:a/../b" is "foo:/b"; an earlier version
+			// kept them): a set it made is refused.
 			p["rootless-dots"] = "rfc3986"
 		}
 		if n.IPv6RFC5952 {
 			p["ipv6"] = "rfc5952"
 		}
 		if (h.level == normalize.Crawler || h.level == normalize.Shape) && (n.Heuristics == 0 || n.Heuristics&normalize.IDNA != 0) {
-			// Since issue 11 the crawler level writes IDN hosts as
-			// A-labels: a crawler-level set made before is refused.
+			// The crawler level writes IDN hosts as A-labels (an
+			// earlier version did not): a crawler-level set it made is
+			// refused.
 			p["idna"] = "uts46"
 		}
 		if n.Heuristics != 0 {

@@ -1,7 +1,7 @@
 //go:build unix
 
 // Command startup times whole processes that do almost nothing, to compare
-// a command's start-up with a Go hello world's (issue 22: uriscan validate
+// a command's start-up with a Go hello world's (uriscan validate
 // of a one-line file within 2x a hello world). Each command line (split
 // at spaces) is started with fork and exec and waited for, its standard
 // streams on /dev/null, -n times per round; the commands take turns, so
