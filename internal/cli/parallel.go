@@ -44,9 +44,12 @@ type tuning struct {
 	streamOnly bool
 	// afterMap, if set, is called once a file is mapped (a test shrinks
 	// it); chunkHook, if set, is called by worker w (0, 1, ...) before
-	// each chunk it handles (a test proves the workers run at once).
+	// each chunk it handles (a test proves the workers run at once);
+	// setGrown, if set, is called each time dedup grows its set in memory
+	// (growSet: a test counts them).
 	afterMap  func(*os.File)
 	chunkHook func(w int)
+	setGrown  func()
 }
 
 // defaultTuning is every run's tuning but the tests'.
