@@ -213,6 +213,14 @@ func TestDedupWorkersDecide(t *testing.T) {
 	}{{"chunks", 1 << 20}, {"pieces", 64}, {"some", 2048}} {
 		t.Run(tc.name, func(t *testing.T) {
 			tn := chunks(4096, tc.piece)
+			var byWorkersN, byWriterN atomic.Int64
+			tn.decided = func(byWriter bool) {
+				if byWriter {
+					byWriterN.Add(1)
+				} else {
+					byWorkersN.Add(1)
+				}
+			}
 			runs := []string{"2", "3 mapped", "2 read"}
 			if tc.piece == 2048 {
 				// The writer and the workers hand the turn to each other
@@ -223,12 +231,12 @@ func TestDedupWorkersDecide(t *testing.T) {
 				}
 			}
 			for _, w := range runs {
-				workers0, writer0 := decidedByWorkers.Load(), decidedByWriter.Load()
+				workers0, writer0 := byWorkersN.Load(), byWriterN.Load()
 				got := runDedup(t, tn, w, bytes.NewReader(in), nil)
 				if d := got.diff(want); d != "" {
 					t.Errorf("--workers %s: %s", w, d)
 				}
-				byWorkers, byWriter := decidedByWorkers.Load()-workers0, decidedByWriter.Load()-writer0
+				byWorkers, byWriter := byWorkersN.Load()-workers0, byWriterN.Load()-writer0
 				t.Logf("--workers %s: sinks decided by the workers %d, by the writer %d", w, byWorkers, byWriter)
 				switch {
 				case tc.piece > len(in) && (byWorkers < 10 || byWriter != 0):

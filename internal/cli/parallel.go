@@ -43,12 +43,15 @@ type tuning struct {
 	// loop, as the tests' reference.
 	streamOnly bool
 	// afterMap, if set, is called once a file is mapped (a test shrinks
-	// it); chunkHook, if set, is called by worker w (0, 1, ...) before
-	// each chunk it handles (a test proves the workers run at once);
-	// setGrown, if set, is called each time dedup grows its set in memory
-	// (growSet: a test counts them).
+	// it, or counts the files mapped); chunkHook, if set, is called by
+	// worker w (0, 1, ...) before each chunk it handles (a test proves
+	// the workers run at once); decided, if set, is called for each sink
+	// decided (env.decide) with the workers, byWriter when the writer
+	// decided it; setGrown, if set, is called each time dedup grows its
+	// set in memory (growSet). The tests count them.
 	afterMap  func(*os.File)
 	chunkHook func(w int)
+	decided   func(byWriter bool)
 	setGrown  func()
 }
 

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/uriscan/uriscan"
@@ -93,6 +94,8 @@ func TestWorkersSameOutput(t *testing.T) {
 	for _, size := range []int{64, 1000, 256 << 10} {
 		for _, piece := range []int{1, 1 << 20} {
 			tn := chunks(size, piece)
+			var mappedCount atomic.Int64
+			tn.afterMap = func(*os.File) { mappedCount.Add(1) }
 			for _, args := range cmds {
 				args = append(args, files...)
 				tn.streamOnly = args[0] != "extract"
@@ -104,12 +107,12 @@ func TestWorkersSameOutput(t *testing.T) {
 				for _, w := range []string{"1", "2", "3", "2 read"} {
 					w, read := strings.CutSuffix(w, " read")
 					tn.mapInputs = map[bool]int{false: mapAlways, true: mapNever}[read]
-					mapped := mappedInputs.Load()
+					mapped := mappedCount.Load()
 					code, out, errs := cliT(t, tn, "", append(args, "--workers", w)...)
 					tn.mapInputs = mapAuto
 					// a.txt and bom.txt are mapped unless told not to;
 					// gzip, the missing and the empty file are read.
-					if n := mappedInputs.Load() - mapped; n != map[bool]int64{false: 2, true: 0}[read] {
+					if n := mappedCount.Load() - mapped; n != map[bool]int64{false: 2, true: 0}[read] {
 						t.Fatalf("%s --workers %s (read: %v): %d inputs mapped", args[0], w, read, n)
 					}
 					if code != code1 || out != out1 || errs != err1 {
@@ -273,11 +276,13 @@ func TestMapWhenBusy(t *testing.T) {
 		if tc.workers < 1 {
 			continue
 		}
-		before := mappedInputs.Load()
-		if code, out, _ := cli(t, "", "split", "--workers", strconv.Itoa(tc.workers), f); code != 0 || !strings.Contains(out, `"host":"a"`) {
+		var mapped atomic.Int64
+		tn := defaultTuning()
+		tn.afterMap = func(*os.File) { mapped.Add(1) }
+		if code, out, _ := cliT(t, tn, "", "split", "--workers", strconv.Itoa(tc.workers), f); code != 0 || !strings.Contains(out, `"host":"a"`) {
 			t.Fatalf("--workers %d: exit %d, %q", tc.workers, code, out)
 		}
-		if n := mappedInputs.Load() - before; n != tc.mapped {
+		if n := mapped.Load(); n != tc.mapped {
 			t.Errorf("--workers %d with %d CPUs: %d inputs mapped, want %d", tc.workers, runtime.GOMAXPROCS(0), n, tc.mapped)
 		}
 	}

@@ -1,9 +1,6 @@
 package cli
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "sync"
 
 // decisions puts the chunks' decisions (env.decide) in input order, one
 // at a time, without a worker waiting for another: a worker done with a
@@ -56,7 +53,7 @@ func (p *pipeline) decideChunk(c *chunk) {
 	}
 	d.busy = true
 	d.mu.Unlock()
-	p.decideFrom(c, &decidedByWorkers)
+	p.decideFrom(c, false)
 }
 
 // decidedByWriter tells the decisions that the writer decided c's sinks
@@ -74,19 +71,22 @@ func (p *pipeline) decidedByWriter(c *chunk) {
 	delete(d.ready, d.next)
 	d.busy = true
 	d.mu.Unlock()
-	p.decideFrom(next, &decidedByWriter)
+	p.decideFrom(next, true)
 }
 
 // decideFrom decides c, whose turn it is (d.busy set by the caller), and
 // the ready chunks after it while there are, closing each one's done
-// (and counting them in count). The turn moves on before done is closed:
-// the writer, which waits for done, may be the one to decide the chunk
-// after (decidedByWriter), and must find the turn its own.
-func (p *pipeline) decideFrom(c *chunk, count *atomic.Int64) {
+// (and telling the tuning's decided hook, byWriter). The turn moves on
+// before done is closed: the writer, which waits for done, may be the one
+// to decide the chunk after (decidedByWriter), and must find the turn its
+// own.
+func (p *pipeline) decideFrom(c *chunk, byWriter bool) {
 	d := &p.dec
 	for c != nil {
 		p.e.decide(&c.k, c.input)
-		count.Add(1)
+		if hook := p.e.tune.decided; hook != nil {
+			hook(byWriter)
+		}
 		d.mu.Lock()
 		d.next = c.seq + 1
 		next := d.ready[d.next]

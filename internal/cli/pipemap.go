@@ -5,7 +5,6 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/uriscan/uriscan"
@@ -67,7 +66,6 @@ func (p *pipeline) mapInput(in *input) ([]byte, error) {
 		return nil, err
 	}
 	p.mapped = m
-	mappedInputs.Add(1)
 	if p.afterMap != nil {
 		p.afterMap(in.file)
 	}
@@ -79,14 +77,6 @@ const (
 	mapAuto = iota
 	mapAlways
 	mapNever
-)
-
-var (
-	// mappedInputs counts the inputs mapped, for the tests to see that
-	// the mapping runs; decidedByWorkers and decidedByWriter count the
-	// sinks decided (env.decide) off the writer and by it.
-	mappedInputs                      atomic.Int64
-	decidedByWorkers, decidedByWriter atomic.Int64
 )
 
 // window is the length of a chunk's buffer: for extract exactly

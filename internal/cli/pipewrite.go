@@ -280,7 +280,9 @@ func (e *env) drainChunk(k *sink) {
 			// A piece, or a chunk no worker took (see chunk.seq):
 			// every record before it is decided.
 			e.decide(k, e.fileIdx)
-			decidedByWriter.Add(1)
+			if hook := e.tune.decided; hook != nil {
+				hook(true)
+			}
 		}
 		e.feed(k)
 	}
