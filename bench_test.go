@@ -39,12 +39,12 @@ func BenchmarkParse(b *testing.B) {
 			}
 			for _, k := range availableKernels() {
 				b.Run("impl="+k.String(), func(b *testing.B) {
-					defer useKernel(k)()
+					e := kernelEngine(k)
 					b.SetBytes(int64(size))
 					b.ReportAllocs()
 					for b.Loop() {
 						for _, l := range lines {
-							Parse(l)
+							parse(bytesToString(l), true, e) // Parse(l)
 						}
 					}
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/URL")
@@ -74,13 +74,12 @@ func BenchmarkClassify(b *testing.B) {
 	for _, k := range availableKernels() {
 		for _, size := range []int{16, 32, 64, 128, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20} {
 			b.Run("impl="+k.String()+"/size="+sizeName(size), func(b *testing.B) {
-				defer useKernel(k)()
 				in := src[:size]
 				nb := (size + blockSize - 1) / blockSize
 				b.SetBytes(int64(size))
 				b.ReportAllocs()
 				for b.Loop() {
-					classifyBlocks(dst[:nb], in)
+					classifyBlocks(dst[:nb], in, k)
 				}
 			})
 		}
@@ -121,8 +120,7 @@ func BenchmarkScanLines(b *testing.B) {
 			nlines := bytes.Count(data, []byte("\n")) + 1
 			for _, k := range availableKernels() {
 				b.Run("impl="+k.String(), func(b *testing.B) {
-					defer useKernel(k)()
-					s := NewLineScannerBytes(data)
+					s := newLineScannerBytes(data, kernelEngine(k))
 					b.SetBytes(int64(len(data)))
 					b.ReportAllocs()
 					for b.Loop() {

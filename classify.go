@@ -1,6 +1,10 @@
 package uriscan
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/uriscan/uriscan/internal/cpufeat"
+)
 
 // kernelID names a stage-1 classification kernel.
 type kernelID uint8
@@ -16,9 +20,21 @@ var kernelNames = [...]string{"generic", "avx2", "avx512", "neon"}
 
 func (k kernelID) String() string { return kernelNames[k] }
 
-// activeKernel is chosen once at start-up (bestKernel, per architecture)
-// and read by classifyBlocks. Tests switch it with useKernel.
-var activeKernel = bestKernel()
+// engine is how a scan runs: the classification kernel and the fast
+// paths tried before the walk. The internal entry points take one (parse,
+// newLineScanner, newLineScannerBytes, Extractor.eng): the public API
+// passes dispatch, a test the engine it checks, so that no test switches
+// a kernel or a path for the whole package.
+type engine struct {
+	kernel    kernelID // the stage-1 kernel: one of availableKernels()
+	goFast    bool     // try the Go fast path (fast) before the walk
+	fastBatch bool     // try the batch assembly first (only where cpufeat.BatchBMI2)
+}
+
+// dispatch is the engine of the public API, decided once at start-up from
+// the CPU (internal/cpufeat, which honours GODEBUG) and the build tags:
+// the best kernel and every fast path there is. Nothing assigns it after.
+var dispatch = engine{kernel: bestKernel(), goFast: true, fastBatch: cpufeat.BatchBMI2}
 
 // Kernel reports the classification kernel in use on this CPU: "avx512",
 // "avx2", "neon" or "generic". It is decided once at start-up from
@@ -26,25 +42,17 @@ var activeKernel = bestKernel()
 // cpu.avx512f=off, cpu.all=off), by internal/cpufeat; the purego build
 // tag (or its alias noasm) compiles no assembly at all and always reports
 // "generic".
-func Kernel() string { return activeKernel.String() }
+func Kernel() string { return dispatch.kernel.String() }
 
 // BatchPath reports how a LineScanner takes the common records once the
 // kernel has classified them: "bmi2" when the batch assembly runs (amd64
 // with BMI1 and BMI2; GODEBUG=cpu.bmi2=off turns it off), else "go" (the
 // Go fast path and the walk, which take every record in any case).
 func BatchPath() string {
-	if useFastBatch {
+	if dispatch.fastBatch {
 		return "bmi2"
 	}
 	return "go"
-}
-
-// useKernel makes k the active kernel and returns a function that restores
-// the previous one. k must be one of availableKernels().
-func useKernel(k kernelID) (restore func()) {
-	old := activeKernel
-	activeKernel = k
-	return func() { activeKernel = old }
 }
 
 // pageSize is the smallest page size of the platforms with kernels; a

@@ -39,14 +39,15 @@ func availableKernels() []kernelID {
 	return append(ks, kernelGeneric)
 }
 
-// classifyBlocks runs the active kernel; it has the contract of
-// classifyGeneric. The calls are direct (not through a func value) so
-// that dst and src do not escape.
-func classifyBlocks(dst []blockMasks, src []byte) {
+// classifyBlocks runs kernel k; it has the contract of classifyGeneric.
+// The calls are direct (not through a func value) so that dst and src do
+// not escape, and k comes last so that dst and src are in the registers
+// the kernels take them in.
+func classifyBlocks(dst []blockMasks, src []byte, k kernelID) {
 	if len(src) == 0 {
 		return
 	}
-	switch activeKernel {
+	switch k {
 	case kernelAVX512:
 		classifyAVX512(&dst[0], unsafe.SliceData(src), len(src), &kernelAVX512Tables)
 	case kernelAVX2:

@@ -28,14 +28,15 @@ func availableKernels() []kernelID {
 	return []kernelID{kernelGeneric}
 }
 
-// classifyBlocks runs the active kernel; it has the contract of
-// classifyGeneric. The calls are direct (not through a func value) so
-// that dst and src do not escape.
-func classifyBlocks(dst []blockMasks, src []byte) {
+// classifyBlocks runs kernel k; it has the contract of classifyGeneric.
+// The calls are direct (not through a func value) so that dst and src do
+// not escape, and k comes last so that dst and src are in the registers
+// the kernels take them in.
+func classifyBlocks(dst []blockMasks, src []byte, k kernelID) {
 	if len(src) == 0 {
 		return
 	}
-	switch activeKernel {
+	switch k {
 	case kernelNEON:
 		classifyNEONBlocks(dst, src)
 	default:

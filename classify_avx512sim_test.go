@@ -26,28 +26,24 @@ import (
 // CPU has AVX-512 the real kernel also runs, in every Kernel* test, and
 // TestAVX512InterpreterMatchesSilicon compares the two.
 
-var (
-	simOnce sync.Once
-	simFunc *avx512sim.Func
-	simErr  error
-)
+// loadAVX512Code decodes classifyAVX512 from the running test binary,
+// once.
+var loadAVX512Code = sync.OnceValues(func() (*avx512sim.Func, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return avx512sim.LoadFunc(exe, reflect.TypeOf(blockMasks{}).PkgPath()+".classifyAVX512")
+})
 
 // avx512Code returns classifyAVX512 decoded from the running test binary.
 func avx512Code(tb testing.TB) *avx512sim.Func {
 	tb.Helper()
-	simOnce.Do(func() {
-		exe, err := os.Executable()
-		if err != nil {
-			simErr = err
-			return
-		}
-		name := reflect.TypeOf(blockMasks{}).PkgPath() + ".classifyAVX512"
-		simFunc, simErr = avx512sim.LoadFunc(exe, name)
-	})
-	if simErr != nil {
-		tb.Fatalf("the AVX-512 kernel cannot be interpreted: %v", simErr)
+	f, err := loadAVX512Code()
+	if err != nil {
+		tb.Fatalf("the AVX-512 kernel cannot be interpreted: %v", err)
 	}
-	return simFunc
+	return f
 }
 
 // Fake addresses of the kernel's arguments in the interpreter's memory.

@@ -14,11 +14,11 @@ import (
 // records, with kernel k: components, host type and port, or the error
 // with its offset and reason.
 func parseAll(k kernelID, s string) string {
-	defer useKernel(k)()
+	e := kernelEngine(k)
 	var b strings.Builder
-	u, err := ParseString(s)
+	u, err := parse(s, false, e)
 	b.WriteString(describeURI(&u, err))
-	sc := NewLineScannerBytes([]byte(s))
+	sc := newLineScannerBytes([]byte(s), e)
 	for sc.Scan() {
 		b.WriteString("\n")
 		if sc.Valid() {
@@ -47,9 +47,8 @@ func describeURI(u *URI, err error) string {
 
 // masksOf classifies src with kernel k.
 func masksOf(k kernelID, src []byte) []blockMasks {
-	defer useKernel(k)()
 	dst := make([]blockMasks, (len(src)+blockSize-1)/blockSize)
-	classifyBlocks(dst, src)
+	classifyBlocks(dst, src, k)
 	return dst
 }
 

@@ -7,5 +7,6 @@ func bestKernel() kernelID { return kernelGeneric }
 // availableKernels lists the kernels this build and CPU can run.
 func availableKernels() []kernelID { return []kernelID{kernelGeneric} }
 
-// classifyBlocks runs the active kernel: here always the scalar one.
-func classifyBlocks(dst []blockMasks, src []byte) { classifyGeneric(dst, src) }
+// classifyBlocks runs kernel k: here always the scalar one (the only one
+// availableKernels offers).
+func classifyBlocks(dst []blockMasks, src []byte, k kernelID) { classifyGeneric(dst, src) }

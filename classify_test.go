@@ -11,33 +11,50 @@ import (
 	"github.com/uriscan/uriscan/internal/pagetest"
 )
 
-// forEachKernel runs f once per kernel this CPU offers, with that kernel
-// active; the previous kernel is restored after each subtest.
-func forEachKernel(t *testing.T, f func(t *testing.T)) {
+// dispatchEngine is a copy of the public API's engine (dispatch), for a
+// test to pass on or change.
+func dispatchEngine() *engine {
+	e := dispatch
+	return &e
+}
+
+// kernelEngine is dispatch's engine (its fast paths) with the kernel k.
+func kernelEngine(k kernelID) *engine {
+	e := dispatchEngine()
+	e.kernel = k
+	return e
+}
+
+// walkEngine is the scalar reference: the generic kernel and the walk
+// alone, no fast path.
+func walkEngine() *engine { return &engine{kernel: kernelGeneric} }
+
+// forEachKernel runs f once per kernel this CPU offers, with the engine
+// that uses it (kernelEngine): f passes it to what it tests.
+func forEachKernel(t *testing.T, f func(t *testing.T, e *engine)) {
 	for _, k := range availableKernels() {
 		t.Run("impl="+k.String(), func(t *testing.T) {
-			t.Cleanup(useKernel(k))
-			f(t)
+			f(t, kernelEngine(k))
 		})
 	}
 }
 
-// checkMasks runs the active kernel over src and compares with the scalar
+// checkMasks runs kernel k over src and compares with the scalar
 // reference, printing the masks as bit strings under the input on failure.
-func checkMasks(t *testing.T, src []byte) {
+func checkMasks(t *testing.T, k kernelID, src []byte) {
 	t.Helper()
 	nb := (len(src) + blockSize - 1) / blockSize
 	got := make([]blockMasks, nb+1)
 	canary := blockMasks{0xdead, 0xbeef, 0xf00d, 0xcafe, 0xface}
 	got[nb] = canary
-	classifyBlocks(got[:nb], src)
+	classifyBlocks(got[:nb], src, k)
 	want := make([]blockMasks, nb)
 	classifyGeneric(want, src)
 	if d := diffMasks(got[:nb], want, src); d != "" {
-		t.Fatalf("%s: %s", Kernel(), d)
+		t.Fatalf("%s: %s", k, d)
 	}
 	if got[nb] != canary {
-		t.Fatalf("%s: len %d: kernel wrote past its %d blocks", Kernel(), len(src), nb)
+		t.Fatalf("%s: len %d: kernel wrote past its %d blocks", k, len(src), nb)
 	}
 }
 
@@ -65,13 +82,13 @@ func bitString(m uint64) string {
 }
 
 func TestKernelEveryByteEveryLane(t *testing.T) {
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		for c := 0; c < 256; c++ {
 			for _, n := range []int{1, 63, 64, 65, 128} {
 				for pos := 0; pos < n; pos++ {
 					src := bytes.Repeat([]byte("a"), n)
 					src[pos] = byte(c)
-					checkMasks(t, src)
+					checkMasks(t, e.kernel, src)
 				}
 			}
 		}
@@ -79,13 +96,13 @@ func TestKernelEveryByteEveryLane(t *testing.T) {
 }
 
 func TestKernelAllBytesEveryRotation(t *testing.T) {
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		all := make([]byte, 256)
 		for i := range all {
 			all[i] = byte(i)
 		}
 		for r := 0; r < 256; r++ {
-			checkMasks(t, append(all[r:], all[:r]...))
+			checkMasks(t, e.kernel, append(all[r:], all[:r]...))
 		}
 	})
 }
@@ -98,10 +115,10 @@ func TestKernelLengthsAndAlignments(t *testing.T) {
 		const alphabet = "ab/:%?#[]@\n\r \x00\x80\xff\"{}|~-_."
 		buf[i] = alphabet[rng.IntN(len(alphabet))]
 	}
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		for align := 0; align < 64; align++ {
 			for n := 0; n <= 4*blockSize+1 && align+n <= len(buf); n++ {
-				checkMasks(t, buf[align:align+n])
+				checkMasks(t, e.kernel, buf[align:align+n])
 			}
 		}
 	})
@@ -109,13 +126,13 @@ func TestKernelLengthsAndAlignments(t *testing.T) {
 
 func TestKernelRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		for i := 0; i < 2000; i++ {
 			src := make([]byte, rng.IntN(1500))
 			for j := range src {
 				src[j] = byte(rng.UintN(256))
 			}
-			checkMasks(t, src)
+			checkMasks(t, e.kernel, src)
 		}
 	})
 }
@@ -128,12 +145,12 @@ func TestKernelNoOverread(t *testing.T) {
 	for i := 0; i < page; i++ {
 		mem[i] = "http://h/%41?q#f"[i%16]
 	}
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		for n := 0; n <= 4*blockSize+1; n++ {
 			src := mem[page-n : page]
-			checkMasks(t, src)
-			ParseString(string(src)) // copies; the next line does not
-			Parse(src)
+			checkMasks(t, e.kernel, src)
+			parse(string(src), false, e)       // copies; the next line does not
+			parse(bytesToString(src), true, e) // Parse(src)
 		}
 	})
 }
@@ -150,14 +167,12 @@ func TestKernelParseIdentity(t *testing.T) {
 		inputs = append(inputs, "http://h/"+pad+"%41x", "http://h/"+pad+"%4", "http://h/"+pad+"%", pad+":x", "http://"+pad+"[::1]/")
 	}
 	want := make([]string, len(inputs))
-	restore := useKernel(kernelGeneric)
 	for i, in := range inputs {
-		want[i] = renderFull(ParseString(in))
+		want[i] = renderFull(parse(in, false, kernelEngine(kernelGeneric)))
 	}
-	restore()
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		for i, in := range inputs {
-			if got := renderFull(ParseString(in)); got != want[i] {
+			if got := renderFull(parse(in, false, e)); got != want[i] {
 				t.Errorf("%q: %s\ngeneric: %s", in, got, want[i])
 			}
 		}
@@ -187,30 +202,28 @@ func TestAgreeCatchesBrokenKernel(t *testing.T) {
 
 // forEachScanPath runs f for every kernel and every way LineScanner can
 // take records: the batch assembly first (where it runs), the Go fast
-// path first, and the walk alone; it restores the settings after each run.
-func forEachScanPath(t *testing.T, f func(t *testing.T)) {
+// path first, and the walk alone, each with the engine f passes on.
+func forEachScanPath(t *testing.T, f func(t *testing.T, e *engine)) {
 	type mode struct {
 		name      string
 		asm, fast bool
 	}
 	modes := []mode{{"walk", false, false}, {"gofast", false, true}}
-	if useFastBatch {
+	if dispatch.fastBatch {
 		modes = append(modes, mode{"batchasm", true, true})
 	}
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		for _, m := range modes {
 			t.Run("path="+m.name, func(t *testing.T) {
-				t.Cleanup(setPaths(m.asm, m.fast))
-				f(t)
+				f(t, withPaths(e, m.asm, m.fast))
 			})
 		}
 	})
 }
 
-// setPaths switches the batch assembly and the Go fast path as given and
-// returns a function that restores them.
-func setPaths(asm, fast bool) (restore func()) {
-	savedAsm, savedFast := useFastBatch, useGoFast
-	useFastBatch, useGoFast = asm, fast
-	return func() { useFastBatch, useGoFast = savedAsm, savedFast }
+// withPaths is e with the batch assembly and the Go fast path as given.
+func withPaths(e *engine, asm, fast bool) *engine {
+	p := *e
+	p.fastBatch, p.goFast = asm, fast
+	return &p
 }

@@ -41,6 +41,9 @@ type cursor struct {
 	// winBlocks+1 blocks, or one more than the whole input's blocks when
 	// that is fewer (Parse's short inputs, which then zero less).
 	m []blockMasks
+	// eng is the kernel fill runs and the fast paths the walker's users
+	// try (see engine); the caller sets it with m.
+	eng engine
 }
 
 // init starts the cursor at start of src; the caller has set m.
@@ -111,7 +114,7 @@ func (c *cursor) refillAt(pos int) {
 func (c *cursor) fill() {
 	n := min(len(c.src)-c.next, winBlocks*blockSize)
 	nb := (n + blockSize - 1) / blockSize
-	classifyBlocks(c.m[:nb], unsafe.Slice(unsafe.StringData(c.src[c.next:]), n))
+	classifyBlocks(c.m[:nb], unsafe.Slice(unsafe.StringData(c.src[c.next:]), n), c.eng.kernel)
 	c.m[nb] = blockMasks{}
 	c.adopt(nb, n)
 }

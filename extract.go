@@ -67,6 +67,9 @@ type Extractor struct {
 	// the scheme at walkFrom to walkStop, so that the walks of one text
 	// together cost one pass; walkFrom is -1 when none is known.
 	walkFrom, walkStop int
+	// eng is the engine whose kernel classifies the text (the tests run
+	// each); nil means dispatch's.
+	eng *engine
 }
 
 // Match is one URI found in a text: its bytes are text[Start:End] (offsets
@@ -109,11 +112,12 @@ func (x *Extractor) AppendAfter(dst []Match, text []byte, before byte) []Match {
 // none). The lines and their starts come from the newline masks.
 func (x *Extractor) appendFrom(dst []Match, text []byte, from, to, done int, line int64) ([]Match, int, int64, int) {
 	x.walkFrom = -1
+	k := x.kernel()
 	lineStart := 0 // after the last '\n' before block b
 	for c := from; c < to; c += extractChunk {
 		n := min(extractChunk, to-c)
 		nb := (n + blockSize - 1) / blockSize
-		classifyBlocks(x.masks[:nb], text[c:c+n])
+		classifyBlocks(x.masks[:nb], text[c:c+n], k)
 		lines := line // at the start of block b
 		for b := range nb {
 			m := &x.masks[b]
@@ -217,7 +221,7 @@ func (x *Extractor) candidate(text []byte, i, c, cEnd int) (start, end int, ok b
 		if e <= i+1 {
 			return s, whole, false
 		}
-		off := validPrefix(text[s:e])
+		off := validPrefix(text[s:e], x.kernel())
 		if off < 0 {
 			break
 		}
@@ -330,22 +334,31 @@ func trimEnd(c []byte) int {
 	return n
 }
 
-// validPrefix parses c strictly and returns -1 if it is a URI-reference,
-// else the offset of the first byte at which it goes wrong.
-func validPrefix(c []byte) int {
+// kernel is the kernel x classifies with: its engine's, else dispatch's.
+func (x *Extractor) kernel() kernelID {
+	if x.eng != nil {
+		return x.eng.kernel
+	}
+	return dispatch.kernel
+}
+
+// validPrefix parses c strictly, classified with kernel k, and returns -1
+// if it is a URI-reference, else the offset of the first byte at which it
+// goes wrong.
+func validPrefix(c []byte, k kernelID) int {
 	if len(c) < shortBlocks*blockSize {
 		var m [shortBlocks + 1]blockMasks
-		return validPrefixIn(c, m[:])
+		return validPrefixIn(c, m[:], k)
 	}
 	var m [winBlocks + 1]blockMasks
-	return validPrefixIn(c, m[:])
+	return validPrefixIn(c, m[:], k)
 }
 
 // validPrefixIn is validPrefix with the masks m (see cursor.m).
-func validPrefixIn(c []byte, m []blockMasks) int {
+func validPrefixIn(c []byte, m []blockMasks, k kernelID) int {
 	var w walker
 	var u URI
-	w.m = m
+	w.m, w.eng.kernel = m, k
 	w.walkAll(&u, bytesToString(c))
 	if w.errOff == noError {
 		return -1

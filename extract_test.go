@@ -165,8 +165,8 @@ func TestExtract(t *testing.T) {
 	if len(extractCases) < 100 {
 		t.Fatalf("%d cases, want at least 100", len(extractCases))
 	}
-	forEachKernel(t, func(t *testing.T) {
-		var x Extractor
+	forEachKernel(t, func(t *testing.T, e *engine) {
+		x := Extractor{eng: e}
 		for _, c := range extractCases {
 			got := matchStrings(c.in, x.Append(nil, []byte(c.in)))
 			if fmt.Sprint(got) != fmt.Sprint(c.want) {
@@ -548,8 +548,7 @@ func BenchmarkExtract(b *testing.B) {
 	common := regexp.MustCompile(`https?://[^ "]+`)
 	for _, k := range availableKernels() {
 		b.Run("impl="+k.String(), func(b *testing.B) {
-			defer useKernel(k)()
-			var x Extractor
+			x := Extractor{eng: kernelEngine(k)}
 			dst := x.Append(nil, text)
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
@@ -632,8 +631,7 @@ func TestExtractCol(t *testing.T) {
 		}
 	}
 	for _, k := range availableKernels() {
-		defer useKernel(k)()
-		var x Extractor
+		x := Extractor{eng: kernelEngine(k)}
 		check(k.String()+" Append", x.Append(nil, []byte(text)))
 		for _, r := range []io.Reader{iotest.HalfReader(strings.NewReader(text)), iotest.OneByteReader(strings.NewReader(text))} {
 			s := NewExtractScanner(&x, r)

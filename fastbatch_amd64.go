@@ -2,16 +2,7 @@
 
 package uriscan
 
-import (
-	"unsafe"
-
-	"github.com/uriscan/uriscan/internal/cpufeat"
-)
-
-// useFastBatch is whether LineScanner takes common records with the batch
-// assembly (BMI1 and BMI2 bit scans) before it tries fast and the walk.
-// Tests switch it off to check the Go paths on the same inputs.
-var useFastBatch = cpufeat.BatchBMI2
+import "unsafe"
 
 // fastBatchBMI2 scans records from pos in the window's masks m (nblk
 // blocks from offset win of src) while each has the most common shape,
@@ -33,7 +24,7 @@ func fastBatchBMI2(m *blockMasks, nblk, win int, src *byte, srclen, pos int, out
 
 // fastBatch fills out with the records fastBatchBMI2 takes from pos.
 func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) {
-	if !useFastBatch {
+	if !w.eng.fastBatch {
 		return 0, fastStopShape
 	}
 	return fastBatchBMI2(&w.m[0], w.nblk, w.win, unsafe.StringData(w.src), len(w.src), pos, &out[0], len(out))
@@ -46,9 +37,9 @@ func (w *walker) fastBatch(pos int, out *[fastBatchLen]uriFields) (n, stop int) 
 // no second record can be written after a "\n" inside s). When the
 // assembly does not take all of s, it leaves u zero and m the masks of
 // s, without the mark.
-func parseAsm(u *URI, s string, m *[3]blockMasks) bool {
+func parseAsm(u *URI, s string, m *[3]blockMasks, k kernelID) bool {
 	nb := len(s)/blockSize + 1
-	classifyBlocks(m[:nb], unsafe.Slice(unsafe.StringData(s), len(s)))
+	classifyBlocks(m[:nb], unsafe.Slice(unsafe.StringData(s), len(s)), k)
 	bit := uint64(1) << (len(s) % blockSize)
 	m[nb-1].newline |= bit
 	if n, _ := fastBatchBMI2(&m[0], nb, 0, unsafe.StringData(s), len(s), 0, &u.uriFields, 1); n == 1 && int(u.end) == len(s) {

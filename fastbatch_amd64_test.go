@@ -13,7 +13,7 @@ import (
 // checks the assembly only where it runs, cannot pass in a plain go test
 // because it was switched off.
 func TestBatchAsmEnabled(t *testing.T) {
-	if want := cpu.X86.HasBMI1 && cpu.X86.HasBMI2; useFastBatch != want {
-		t.Fatalf("useFastBatch %v, but the CPU has BMI1 and BMI2: %v", useFastBatch, want)
+	if want := cpu.X86.HasBMI1 && cpu.X86.HasBMI2; dispatch.fastBatch != want {
+		t.Fatalf("dispatch.fastBatch %v, but the CPU has BMI1 and BMI2: %v", dispatch.fastBatch, want)
 	}
 }

@@ -28,10 +28,11 @@ func describeFields(f *uriFields) string {
 // from every record start of data, in windows that start where the scan
 // would start them and in windows that start earlier, and fails on any
 // difference in n, stop or a record. It returns how many records the
-// reference took in all.
-func diffBatch(t testing.TB, data []byte, rnd *rand.Rand) (took int) {
+// reference took in all. The windows are classified with e's kernel; e
+// has the batch assembly on.
+func diffBatch(t testing.TB, e *engine, data []byte, rnd *rand.Rand) (took int) {
 	t.Helper()
-	s := NewLineScannerBytes(data)
+	s := newLineScannerBytes(data, e)
 	w := &s.w
 	var got, want [fastBatchLen]uriFields
 	w.refillAt(0)
@@ -105,14 +106,14 @@ func asmDiffInputs(t testing.TB) [][]byte {
 // reference takes, with the same components and the same stop, from
 // every record start of every input, under every kernel.
 func TestFastBatchRef(t *testing.T) {
-	if !useFastBatch {
+	if !dispatch.fastBatch {
 		t.Skipf("no batch assembly on this build or CPU (BatchPath %q)", BatchPath())
 	}
 	inputs := asmDiffInputs(t)
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		took := 0
 		for i, data := range inputs {
-			took += diffBatch(t, data, rand.New(rand.NewPCG(uint64(i), 1)))
+			took += diffBatch(t, e, data, rand.New(rand.NewPCG(uint64(i), 1)))
 		}
 		if took < 1000 {
 			t.Fatalf("the reference took only %d records: the test checks little", took)
@@ -129,9 +130,9 @@ func FuzzFastBatch(f *testing.F) {
 	}
 	f.Add([]byte("http://a.b/c?d#e\nhttps://1.2.3.4/\nfile:///x\nHTTP://a/\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if !useFastBatch {
+		if !dispatch.fastBatch {
 			t.Skip("no batch assembly on this build or CPU")
 		}
-		diffBatch(t, data, rand.New(rand.NewPCG(uint64(len(data)), 2)))
+		diffBatch(t, dispatchEngine(), data, rand.New(rand.NewPCG(uint64(len(data)), 2)))
 	})
 }

@@ -16,9 +16,9 @@ func TestGoFastPorts(t *testing.T) {
 	take := []string{"http://h:8080/", "http://h:/", "https://h:65536/x?y", "http://h:0#f", "http://1.2.3.4:80/",
 		"http://example.com:8002/antex/?a=%41", "https://h:443", "file://h:1/" + long + "?q"}
 	decline := []string{"http://h:8a/", "http://h:8:9/", "http://u@h:80/", "http://[::1]:80/", "http://h:%38/", "http://h%41:80/", "http://h:80:/"}
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		fast := func(rec string) (URI, bool) {
-			s := NewLineScannerBytes([]byte(rec + "\n"))
+			s := newLineScannerBytes([]byte(rec+"\n"), e)
 			s.w.refillAt(0)
 			u := URI{src: s.w.src}
 			end, ok := s.w.fast(&u, 0)
@@ -54,24 +54,24 @@ func TestParseFast(t *testing.T) {
 	walkOnly := func(s string) (URI, bool) {
 		var w walker
 		var m [winBlocks + 1]blockMasks
-		w.m = m[:]
+		w.m, w.eng = m[:], *walkEngine()
 		var u URI
 		w.walkAll(&u, s)
 		return u, w.errOff == noError
 	}
-	// fast is Parse's fast paths alone: the batch assembly where parse
-	// tries it, then the Go fast path.
-	fast := func(s string) (URI, bool) {
+	// fast is Parse's fast paths alone, as the engine e has them: the
+	// batch assembly where parse tries it, then the Go fast path.
+	fast := func(e *engine, s string) (URI, bool) {
 		var u URI
-		if useFastBatch && len(s) < 2*blockSize && len(s)%blockSize != 0 {
+		if e.fastBatch && len(s) < 2*blockSize && len(s)%blockSize != 0 {
 			var m [3]blockMasks
-			if parseAsm(&u, s, &m) {
+			if parseAsm(&u, s, &m, e.kernel) {
 				return u, true
 			}
 		}
 		var w walker
 		var m [winBlocks + 1]blockMasks
-		w.m = m[:]
+		w.m, w.eng = m[:], *e
 		w.init(s, 0)
 		ok := w.parseFast(&u, s)
 		return u, ok
@@ -81,12 +81,12 @@ func TestParseFast(t *testing.T) {
 		asm, fast bool
 	}
 	modes := []mode{{"gofast", false, true}}
-	if useFastBatch {
+	if dispatch.fastBatch {
 		// The assembly alone must take every record of its shape
 		// (batchShape); with the Go fast path behind it, every shape.
 		modes = append(modes, mode{"batchasm", true, false}, mode{"both", true, true})
 	}
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		var recs []string
 		for _, rec := range fastShapes() {
 			recs = append(recs, rec)
@@ -98,9 +98,9 @@ func TestParseFast(t *testing.T) {
 		}
 		for _, md := range modes {
 			t.Run("path="+md.name, func(t *testing.T) {
-				t.Cleanup(setPaths(md.asm, md.fast))
+				e := withPaths(e, md.asm, md.fast)
 				for _, rec := range recs {
-					u, ok := fast(rec)
+					u, ok := fast(e, rec)
 					want, _ := walkOnly(rec)
 					// A length that is a whole number of blocks puts the end in the
 					// zero block after the window's: the walk takes those.
@@ -118,7 +118,7 @@ func TestParseFast(t *testing.T) {
 				}
 				took := 0
 				for _, c := range parseCases {
-					u, ok := fast(c.in)
+					u, ok := fast(e, c.in)
 					if !ok {
 						continue
 					}
@@ -174,11 +174,11 @@ func TestParseNoOverread(t *testing.T) {
 	for _, rec := range fastShapes() {
 		ins = append(ins, rec, rec+"%", rec+"%4")
 	}
-	forEachScanPath(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
 		for _, s := range ins {
 			in := mem[len(mem)-len(s):]
 			copy(in, s)
-			u, err := Parse(in)
+			u, err := parse(bytesToString(in), true, e) // Parse(in)
 			want, werr := parseWalkOnly(s)
 			if (err == nil) != (werr == nil) || err == nil && render(u, nil)+extras(&u) != render(want, nil)+extras(&want) {
 				t.Errorf("%q: Parse %s %v, walk %s %v", s, render(u, nil), err, render(want, nil), werr)

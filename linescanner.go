@@ -68,6 +68,12 @@ type LineScanner struct {
 	irec, nrec int
 	skip       int
 	windowEnd  bool // the record after recs starts a new window
+
+	// How the scanner runs, as the tests ask (newLineScanner): eng, the
+	// engine (nil: dispatch), which setData gives w; inPlaceMax, the
+	// longest buffer ResetBytes scans in place (0: MaxLength).
+	eng        *engine
+	inPlaceMax int
 }
 
 // DefaultBufferSize is the read buffer of a streaming LineScanner: large
@@ -76,7 +82,12 @@ const DefaultBufferSize = 256 << 10
 
 // NewLineScanner returns a scanner that reads records from r.
 func NewLineScanner(r io.Reader) *LineScanner {
-	s := &LineScanner{}
+	return newLineScanner(r, nil)
+}
+
+// newLineScanner is NewLineScanner with the engine e (nil: dispatch).
+func newLineScanner(r io.Reader, e *engine) *LineScanner {
+	s := &LineScanner{eng: e}
 	s.Reset(r)
 	return s
 }
@@ -113,21 +124,28 @@ func (e *TruncatedError) Error() string {
 // Unwrap returns ErrTruncated and the read error.
 func (e *TruncatedError) Unwrap() []error { return []error{ErrTruncated, e.Err} }
 
-// useGoFast is whether scan tries fast before the walk; tests switch it
-// off to run the walk on every record.
-var useGoFast = true
-
-// maxBytesMode is the longest buffer NewLineScannerBytes scans in place
-// (a variable so that tests can lower it).
-var maxBytesMode = MaxLength
-
 // NewLineScannerBytes returns a scanner over the records in buf. URIs and
 // records refer into buf, which must not change while they are in use
 // (unless buf is longer than MaxLength: see ResetBytes).
 func NewLineScannerBytes(buf []byte) *LineScanner {
-	s := &LineScanner{}
+	return newLineScannerBytes(buf, nil)
+}
+
+// newLineScannerBytes is NewLineScannerBytes with the engine e (nil:
+// dispatch).
+func newLineScannerBytes(buf []byte, e *engine) *LineScanner {
+	s := &LineScanner{eng: e}
 	s.ResetBytes(buf)
 	return s
+}
+
+// maxInPlace is the longest buffer ResetBytes scans in place: MaxLength
+// (offsets are 32-bit), or less where a test says (inPlaceMax).
+func (s *LineScanner) maxInPlace() int {
+	if s.inPlaceMax > 0 {
+		return s.inPlaceMax
+	}
+	return MaxLength
 }
 
 // Reset makes s read records from r, keeping its buffer and line limit;
@@ -178,7 +196,7 @@ func (s *LineScanner) MaxLine() int {
 	if n <= 0 {
 		n = DefaultMaxLine
 	}
-	return min(n, maxBytesMode-2)
+	return min(n, s.maxInPlace()-2)
 }
 
 // Buffer sets the initial read buffer of stream mode and the line limit,
@@ -212,7 +230,7 @@ func (s *LineScanner) StartAt(offset int64, line int) {
 // A buf longer than MaxLength (offsets are 32-bit) is read as a stream
 // instead, so its records refer into the scanner's own buffer.
 func (s *LineScanner) ResetBytes(buf []byte) {
-	if len(buf) > maxBytesMode {
+	if len(buf) > s.maxInPlace() {
 		s.Reset(bytes.NewReader(buf))
 		return
 	}
@@ -235,6 +253,11 @@ func (s *LineScanner) setData(d []byte) {
 	s.u.start, s.u.end = 0, 0
 	s.irec, s.nrec, s.skip, s.windowEnd = 0, 0, 0, false
 	s.w.m = s.masks[:]
+	if s.eng != nil {
+		s.w.eng = *s.eng
+	} else {
+		s.w.eng = dispatch
+	}
 	s.w.init(bytesToString(d), 0)
 	s.u.src = s.w.src // records are spans of it: set once, not per record
 	s.w.batch = true
@@ -311,7 +334,7 @@ func (s *LineScanner) batch() bool {
 		s.skip--
 		return false
 	}
-	if !useFastBatch || s.pos >= len(s.data) {
+	if !s.w.eng.fastBatch || s.pos >= len(s.data) {
 		return false
 	}
 	n, stop := 0, fastStopWindow // known when the last batch ended so
@@ -380,7 +403,7 @@ func (s *LineScanner) scan() bool {
 	u := &s.u
 	u.defined, u.hostType, u.portOK, u.port = 0, NoHost, false, 0
 	end, ok := 0, false
-	if useGoFast {
+	if s.w.eng.goFast {
 		end, ok = s.w.fast(u, pos)
 	}
 	if !ok && end == fastWindowEnd && s.w.next < len(s.w.src) {

@@ -43,12 +43,11 @@ func scanAll(t *testing.T, s *LineScanner) []string {
 	return out
 }
 
-// parseWalkOnly is ParseString with both fast paths off (the batch
-// assembly and the Go fast path): the walk alone, the reference the fast
-// paths are compared with (ParseString itself tries them first).
+// parseWalkOnly is ParseString with the scalar reference (walkEngine):
+// the generic kernel and the walk alone, what every kernel and fast path
+// is compared with (ParseString itself tries the fast paths first).
 func parseWalkOnly(s string) (URI, error) {
-	defer setPaths(false, false)()
-	return ParseString(s)
+	return parse(s, false, walkEngine())
 }
 
 // wantAll is what scanAll must give: split on "\n", trim one "\r", and
@@ -108,15 +107,15 @@ func batchInputs() []string {
 }
 
 func TestLineScannerMatchesParse(t *testing.T) {
-	forEachScanPath(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
 		for _, in := range batchInputs() {
 			want := wantAll(in)
 			for mode, s := range map[string]*LineScanner{
-				"bytes":   NewLineScannerBytes([]byte(in)),
-				"reader":  NewLineScanner(strings.NewReader(in)),
-				"onebyte": NewLineScanner(iotest.OneByteReader(strings.NewReader(in))),
-				"half":    NewLineScanner(iotest.HalfReader(strings.NewReader(in))),
-				"dataerr": NewLineScanner(iotest.DataErrReader(strings.NewReader(in))),
+				"bytes":   newLineScannerBytes([]byte(in), e),
+				"reader":  newLineScanner(strings.NewReader(in), e),
+				"onebyte": newLineScanner(iotest.OneByteReader(strings.NewReader(in)), e),
+				"half":    newLineScanner(iotest.HalfReader(strings.NewReader(in)), e),
+				"dataerr": newLineScanner(iotest.DataErrReader(strings.NewReader(in)), e),
 			} {
 				got := scanAll(t, s)
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -130,7 +129,7 @@ func TestLineScannerMatchesParse(t *testing.T) {
 func TestLineScannerRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	pieces := []string{"http://", "h", "/", "?", "#", "%41", "%4", "[::1]", ":80", "@", " ", "\n", "\r\n", "\r", "a:", "[", "\x00", "\xff"}
-	forEachScanPath(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
 		for i := 0; i < 300; i++ {
 			var b strings.Builder
 			for k := rng.IntN(400); k > 0; k-- {
@@ -138,10 +137,10 @@ func TestLineScannerRandom(t *testing.T) {
 			}
 			in := b.String()
 			want := strings.Join(wantAll(in), "\n")
-			if got := strings.Join(scanAll(t, NewLineScannerBytes([]byte(in))), "\n"); got != want {
+			if got := strings.Join(scanAll(t, newLineScannerBytes([]byte(in), e)), "\n"); got != want {
 				t.Fatalf("bytes %q:\ngot  %s\nwant %s", in, got, want)
 			}
-			if got := strings.Join(scanAll(t, NewLineScanner(iotest.HalfReader(strings.NewReader(in)))), "\n"); got != want {
+			if got := strings.Join(scanAll(t, newLineScanner(iotest.HalfReader(strings.NewReader(in)), e)), "\n"); got != want {
 				t.Fatalf("reader %q:\ngot  %s\nwant %s", in, got, want)
 			}
 		}
@@ -249,7 +248,7 @@ func wantRecords(in string, lim int, truncErr error) []string {
 			r = fmt.Sprintf("%d@%d-%d %q toolong(%d) %s", line, off, next, head, len(rec), e.Error())
 		} else {
 			r = fmt.Sprintf("%d@%d-%d %q", line, off, next, rec)
-			if _, err := ParseString(rec); err != nil {
+			if _, err := parseWalkOnly(rec); err != nil {
 				r += " " + err.Error()
 			}
 		}
@@ -266,7 +265,7 @@ func wantRecords(in string, lim int, truncErr error) []string {
 // every read pattern, give the model's records: a too-long one is
 // reported with its length and the scan goes on.
 func TestLineScannerMaxLine(t *testing.T) {
-	forEachScanPath(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
 		for _, lim := range []int{1, 7, LongLineKept, 300, 1000, DefaultBufferSize - 2, DefaultBufferSize + 5} {
 			var lines []string
 			for _, n := range []int{0, 1, lim - 1, lim, lim + 1, lim + 2, 2 * lim, 3*DefaultBufferSize + 7} {
@@ -280,7 +279,7 @@ func TestLineScannerMaxLine(t *testing.T) {
 			in := strings.Join(lines, "") + "http://after/\n" + strings.Repeat("z", lim+1)
 			want := strings.Join(wantRecords(in, lim, nil), "\n")
 			small := func() *LineScanner {
-				s := &LineScanner{}
+				s := &LineScanner{eng: e}
 				s.Buffer(make([]byte, 2*LongLineKept), lim)
 				return s
 			}
@@ -289,7 +288,7 @@ func TestLineScannerMaxLine(t *testing.T) {
 				"reader":  func() *LineScanner { s := small(); s.Reset(strings.NewReader(in)); return s },
 				"onebyte": func() *LineScanner { s := small(); s.Reset(iotest.OneByteReader(strings.NewReader(in))); return s },
 				"half":    func() *LineScanner { s := small(); s.Reset(iotest.HalfReader(strings.NewReader(in))); return s },
-				"default": func() *LineScanner { s := NewLineScanner(strings.NewReader(in)); s.SetMaxLine(lim); return s },
+				"default": func() *LineScanner { s := newLineScanner(strings.NewReader(in), e); s.SetMaxLine(lim); return s },
 			} {
 				if got := strings.Join(scanRecords(s()), "\n"); got != want {
 					t.Fatalf("limit %d, %s:\n%s", lim, name, firstDiff(got, want))
@@ -446,9 +445,9 @@ func TestLineScannerFastLong(t *testing.T) {
 		}
 	}
 	in := b.String() + "http://h/" + strings.Repeat("z", 100) // no final "\n"
-	forEachScanPath(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
 		want := wantAll(in)
-		got := scanAll(t, NewLineScannerBytes([]byte(in)))
+		got := scanAll(t, newLineScannerBytes([]byte(in), e))
 		if len(got) != len(want) {
 			t.Fatalf("%d records, want %d", len(got), len(want))
 		}
@@ -457,7 +456,7 @@ func TestLineScannerFastLong(t *testing.T) {
 				t.Fatalf("record %d:\ngot  %s\nwant %s", i+1, got[i], want[i])
 			}
 		}
-		if got := strings.Join(scanAll(t, NewLineScanner(iotest.HalfReader(strings.NewReader(in)))), "\n"); got != strings.Join(want, "\n") {
+		if got := strings.Join(scanAll(t, newLineScanner(iotest.HalfReader(strings.NewReader(in)), e)), "\n"); got != strings.Join(want, "\n") {
 			t.Fatal("reader: records differ from ParseString's")
 		}
 	})
@@ -473,8 +472,8 @@ func TestLineScannerSharedLists(t *testing.T) {
 	for _, name := range shareddata.URLLists {
 		data := shareddata.URLList(t, name)
 		want := wantAll(string(data))
-		forEachScanPath(t, func(t *testing.T) {
-			got := scanAll(t, NewLineScannerBytes(data))
+		forEachScanPath(t, func(t *testing.T, e *engine) {
+			got := scanAll(t, newLineScannerBytes(data, e))
 			if len(got) != len(want) {
 				t.Fatalf("%s: %d records, want %d", name, len(got), len(want))
 			}
@@ -499,10 +498,10 @@ func TestLineScannerLastWindow(t *testing.T) {
 			inputs = append(inputs, head+strings.Repeat("x", pad)+"\nhttp://h/"+strings.Repeat("p", k))
 		}
 	}
-	forEachScanPath(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
 		for _, in := range inputs {
 			want := strings.Join(wantAll(in), "\n")
-			if got := strings.Join(scanAll(t, NewLineScannerBytes([]byte(in))), "\n"); got != want {
+			if got := strings.Join(scanAll(t, newLineScannerBytes([]byte(in), e)), "\n"); got != want {
 				t.Fatalf("input of %d bytes:\ngot  %s\nwant %s", len(in), got[max(0, len(got)-300):], want[max(0, len(want)-300):])
 			}
 		}
@@ -518,8 +517,8 @@ func TestLineScannerLongFastScheme(t *testing.T) {
 		b.WriteString("a" + strings.Repeat("b", f-1) + "://" + strings.Repeat("h", 70) + "/p\n")
 	}
 	in := b.String()
-	forEachScanPath(t, func(t *testing.T) {
-		if got, want := strings.Join(scanAll(t, NewLineScannerBytes([]byte(in))), "\n"), strings.Join(wantAll(in), "\n"); got != want {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
+		if got, want := strings.Join(scanAll(t, newLineScannerBytes([]byte(in), e)), "\n"), strings.Join(wantAll(in), "\n"); got != want {
 			t.Fatalf("got  %s\nwant %s", got, want)
 		}
 	})
@@ -544,8 +543,8 @@ func TestLineScannerNearShapes(t *testing.T) {
 		}
 	}
 	in := b.String()
-	forEachScanPath(t, func(t *testing.T) {
-		if got, want := strings.Join(scanAll(t, NewLineScannerBytes([]byte(in))), "\n"), strings.Join(wantAll(in), "\n"); got != want {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
+		if got, want := strings.Join(scanAll(t, newLineScannerBytes([]byte(in), e)), "\n"), strings.Join(wantAll(in), "\n"); got != want {
 			t.Fatalf("got  %s\nwant %s", got, want)
 		}
 	})
@@ -560,7 +559,7 @@ func TestLineScannerNoOverread(t *testing.T) {
 		// a "%" whose HEXDIGs the fast paths check: the input ends first
 		"http://h/%", "http://h/%4", "file:///" + strings.Repeat("p", 70) + "%", "file:///" + strings.Repeat("p", 70) + "%4",
 		"file:///" + strings.Repeat("p", 55) + "%4", "file:///" + strings.Repeat("p", 54) + "%4"} // "%" at the first word's end
-	forEachScanPath(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
 		for _, tail := range tails {
 			for pad := 0; pad < 4*64; pad++ {
 				// Whole records, then a filler record, so that the tail
@@ -570,7 +569,7 @@ func TestLineScannerNoOverread(t *testing.T) {
 				in := mem[len(mem)-len(head)-len(tail):]
 				copy(in, head+tail)
 				want := strings.Join(wantAll(head+tail), "\n")
-				if got := strings.Join(scanAll(t, NewLineScannerBytes(in)), "\n"); got != want {
+				if got := strings.Join(scanAll(t, newLineScannerBytes(in, e)), "\n"); got != want {
 					t.Fatalf("tail %q pad %d:\ngot  %s\nwant %s", tail, pad, got, want)
 				}
 			}
@@ -582,17 +581,20 @@ func TestLineScannerNoOverread(t *testing.T) {
 // scanned as a stream (MaxLength lowered to keep the test small), and that
 // the line limit is held under it.
 func TestLineScannerHugeBuffer(t *testing.T) {
-	saved := maxBytesMode
-	t.Cleanup(func() { maxBytesMode = saved })
-	maxBytesMode = 1000
 	in := strings.Repeat("http://a.b/c?d#e\nmailto:x@y\n", 200)
-	if got, want := strings.Join(scanAll(t, NewLineScannerBytes([]byte(in))), "\n"), strings.Join(wantAll(in), "\n"); got != want {
+	s := &LineScanner{inPlaceMax: 1000}
+	s.ResetBytes([]byte(in))
+	if s.r == nil {
+		t.Fatal("a buffer over the limit is scanned in place")
+	}
+	if got, want := strings.Join(scanAll(t, s), "\n"), strings.Join(wantAll(in), "\n"); got != want {
 		t.Fatal("a buffer over the limit scans differently")
 	}
-	maxBytesMode = 3 * DefaultBufferSize / 2
-	s := NewLineScanner(strings.NewReader("a\n" + strings.Repeat("b", 2*DefaultBufferSize) + "\nc\n"))
-	if s.MaxLine() != maxBytesMode-2 {
-		t.Fatalf("MaxLine() = %d, want %d", s.MaxLine(), maxBytesMode-2)
+	const inPlace = 3 * DefaultBufferSize / 2
+	s = &LineScanner{inPlaceMax: inPlace}
+	s.Reset(strings.NewReader("a\n" + strings.Repeat("b", 2*DefaultBufferSize) + "\nc\n"))
+	if s.MaxLine() != inPlace-2 {
+		t.Fatalf("MaxLine() = %d, want %d", s.MaxLine(), inPlace-2)
 	}
 	var got []string
 	for s.Scan() {
@@ -648,14 +650,14 @@ func fastShapes() []string {
 // plain go test fails when either stops taking records; paths_test.go
 // (uriscan_pathstats) counts what they take inside a LineScanner.
 func TestFastPathDirect(t *testing.T) {
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		for _, rec := range fastShapes() {
 			want, err := parseWalkOnly(rec)
 			if err != nil {
 				t.Fatalf("%q: %v", rec, err)
 			}
 			wantText := render(want, nil) + extras(&want)
-			s := NewLineScannerBytes([]byte(rec + "\n"))
+			s := newLineScannerBytes([]byte(rec+"\n"), e)
 			s.w.refillAt(0) // classify the window, as Scan does first
 			u := &s.u
 			if end, ok := s.w.fast(u, 0); !ok || end != len(rec) {
@@ -663,10 +665,10 @@ func TestFastPathDirect(t *testing.T) {
 			} else if got := render(*u, nil) + extras(u); got != wantText {
 				t.Errorf("%q: Go fast path\ngot  %s\nwant %s", rec, got, wantText)
 			}
-			if !useFastBatch {
+			if !e.fastBatch {
 				continue
 			}
-			s = NewLineScannerBytes([]byte(rec + "\n"))
+			s = newLineScannerBytes([]byte(rec+"\n"), e)
 			s.w.refillAt(0)
 			n, stop := s.w.fastBatch(0, &s.recs)
 			if n != 1 {

@@ -1,6 +1,9 @@
 package uriscan
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // MaxLength is the longest input Parse accepts: offsets are 32-bit.
 const MaxLength = math.MaxInt32
@@ -10,12 +13,15 @@ const MaxLength = math.MaxInt32
 // not be modified while the URI is in use. On failure it returns a *Error
 // giving the byte offset and the reason.
 func Parse(b []byte) (URI, error) {
-	return parse(bytesToString(b), true)
+	// Parse is inlined into its callers (cost 77 of the compiler's 80:
+	// go build -gcflags=-m), which saves a copy of the URI; bytesToString
+	// would cost it 4 more.
+	return parse(unsafe.String(unsafe.SliceData(b), len(b)), true, &dispatch)
 }
 
 // ParseString is Parse for a string; the URI refers to s.
 func ParseString(s string) (URI, error) {
-	return parse(s, false)
+	return parse(s, false, &dispatch)
 }
 
 // walkAll parses all of s into u; w.errOff is noError if s is a
@@ -48,7 +54,7 @@ func (w *walker) walkFromStart(u *URI, s string) {
 // must be reset before the walk, and a window is left as the walk needs it
 // (the end mark off).
 func (w *walker) parseFast(u *URI, s string) bool {
-	if len(s)%blockSize == 0 || len(s) >= winBlocks*blockSize || !useGoFast {
+	if len(s)%blockSize == 0 || len(s) >= winBlocks*blockSize || !w.eng.goFast {
 		return false
 	}
 	if w.nblk == 0 {
@@ -66,18 +72,19 @@ func (w *walker) parseFast(u *URI, s string) bool {
 	return true
 }
 
-func parse(s string, copyOnError bool) (u URI, err error) {
+// parse is Parse (copyOnError) or ParseString with the engine e.
+func parse(s string, copyOnError bool, e *engine) (u URI, err error) {
 	if len(s) > MaxLength {
 		return URI{}, &Error{Input: "", Offset: MaxLength, Err: ErrTooLong, code: errTooLong}
 	}
 	if len(s) >= 2*blockSize {
 		if len(s) < shortBlocks*blockSize {
 			var m [shortBlocks + 1]blockMasks
-			err = parseInto(&u, s, copyOnError, m[:], false)
+			err = parseInto(&u, s, copyOnError, m[:], false, e)
 			return u, err
 		}
 		var m [winBlocks + 1]blockMasks
-		err = parseInto(&u, s, copyOnError, m[:], false)
+		err = parseInto(&u, s, copyOnError, m[:], false, e)
 		return u, err
 	}
 	// A short input (most are): its masks take 3 blocks to zero, not
@@ -88,23 +95,23 @@ func parse(s string, copyOnError bool) (u URI, err error) {
 	// written in place (u), not returned through a second function's
 	// result, which would copy it once more.
 	var m [3]blockMasks
-	if !useFastBatch || len(s)%blockSize == 0 {
-		err = parseInto(&u, s, copyOnError, m[:], false)
+	if !e.fastBatch || len(s)%blockSize == 0 {
+		err = parseInto(&u, s, copyOnError, m[:], false, e)
 		return u, err
 	}
-	if parseAsm(&u, s, &m) { // fastbatch_amd64.go
+	if parseAsm(&u, s, &m, e.kernel) { // fastbatch_amd64.go
 		return u, nil
 	}
-	err = parseInto(&u, s, copyOnError, m[:], true)
+	err = parseInto(&u, s, copyOnError, m[:], true, e)
 	return u, err
 }
 
 // parseInto is parse into *u (zero on entry, and zero again on error)
 // with the masks in m (see cursor.m), which hold those of all of s when
-// classified.
-func parseInto(u *URI, s string, copyOnError bool, m []blockMasks, classified bool) error {
+// classified (with e's kernel).
+func parseInto(u *URI, s string, copyOnError bool, m []blockMasks, classified bool, e *engine) error {
 	var w walker
-	w.m = m
+	w.m, w.eng = m, *e
 	w.init(s, 0)
 	if classified {
 		w.adopt((len(s)+blockSize-1)/blockSize, len(s))

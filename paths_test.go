@@ -49,20 +49,13 @@ func placements(rec string) []string {
 	return out
 }
 
-// scanCounted scans in with the current settings and returns the records
+// scanCounted scans in with the engine e and returns the records
 // rendered and what each path took.
-func scanCounted(t *testing.T, in string) ([]string, pathstats.Counts) {
+func scanCounted(t *testing.T, e *engine, in string) ([]string, pathstats.Counts) {
 	t.Helper()
 	before := pathstats.Snapshot()
-	got := scanAll(t, NewLineScannerBytes([]byte(in)))
+	got := scanAll(t, newLineScannerBytes([]byte(in), e))
 	return got, pathstats.Snapshot().Since(before)
-}
-
-// withPaths runs f with the batch assembly and the Go fast path switched
-// as given, restoring them afterwards.
-func withPaths(asm, fast bool, f func()) {
-	defer setPaths(asm, fast)()
-	f()
 }
 
 // TestFastPathShapes asserts that every record in fastShapes, wherever it
@@ -76,28 +69,27 @@ func TestFastPathShapes(t *testing.T) {
 		path pathstats.Path
 	}
 	legs := []leg{{"gofast", false, pathstats.GoFast}}
-	if useFastBatch {
+	if dispatch.fastBatch {
 		legs = append(legs, leg{"batchasm", true, pathstats.BatchAsm})
 	} else {
 		t.Logf("no batch assembly on this build or CPU (BatchPath %q): the Go fast path only", BatchPath())
 	}
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, e *engine) {
 		for _, l := range legs {
 			t.Run("path="+l.name, func(t *testing.T) {
-				withPaths(l.asm, true, func() {
-					for _, rec := range fastShapes() {
-						for i, in := range placements(rec) {
-							got, c := scanCounted(t, in)
-							if want := wantAll(in); strings.Join(got, "\n") != strings.Join(want, "\n") {
-								t.Fatalf("%q placement %d: records differ from ParseString's", rec, i)
-							}
-							if n := uint64(len(got)); c[l.path] != n {
-								t.Errorf("%q placement %d (%d bytes): %s took %d of %d records (go-fast %d, walk %d)",
-									rec, i, len(in), l.path, c[l.path], n, c[pathstats.GoFast], c[pathstats.Walk])
-							}
+				e := withPaths(e, l.asm, true)
+				for _, rec := range fastShapes() {
+					for i, in := range placements(rec) {
+						got, c := scanCounted(t, e, in)
+						if want := wantAll(in); strings.Join(got, "\n") != strings.Join(want, "\n") {
+							t.Fatalf("%q placement %d: records differ from ParseString's", rec, i)
+						}
+						if n := uint64(len(got)); c[l.path] != n {
+							t.Errorf("%q placement %d (%d bytes): %s took %d of %d records (go-fast %d, walk %d)",
+								rec, i, len(in), l.path, c[l.path], n, c[pathstats.GoFast], c[pathstats.Walk])
 						}
 					}
-				})
+				}
 			})
 		}
 	})
@@ -132,15 +124,11 @@ func TestFastPathShares(t *testing.T) {
 			continue
 		}
 		share := func(asm bool) pathstats.Counts {
-			var c pathstats.Counts
-			withPaths(asm, true, func() {
-				before := pathstats.Snapshot()
-				s := NewLineScannerBytes(data)
-				for s.Scan() {
-				}
-				c = pathstats.Snapshot().Since(before)
-			})
-			return c
+			before := pathstats.Snapshot()
+			s := newLineScannerBytes(data, withPaths(dispatchEngine(), asm, true))
+			for s.Scan() {
+			}
+			return pathstats.Snapshot().Since(before)
 		}
 		report := func(c pathstats.Counts) string {
 			total := float64(c[pathstats.BatchAsm] + c[pathstats.GoFast] + c[pathstats.Walk])
@@ -150,7 +138,7 @@ func TestFastPathShares(t *testing.T) {
 		frac := func(c pathstats.Counts, p pathstats.Path) float64 {
 			return float64(c[p]) / float64(c[pathstats.BatchAsm]+c[pathstats.GoFast]+c[pathstats.Walk])
 		}
-		if useFastBatch {
+		if dispatch.fastBatch {
 			c := share(true)
 			t.Logf("%s, batch assembly on: %s", name, report(c))
 			if f := frac(c, pathstats.BatchAsm); f < floor.asm {

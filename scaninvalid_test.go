@@ -81,13 +81,13 @@ func scanInvalidInputs(t *testing.T) []shareddata.List {
 // one.
 func TestScanInvalid(t *testing.T) {
 	inputs := scanInvalidInputs(t)
-	forEachScanPath(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
 		for _, in := range inputs {
 			for _, maxLine := range []int{0, 100} {
 				newScanner := map[string]func() *LineScanner{
-					"bytes":  func() *LineScanner { return NewLineScannerBytes(in.Data) },
-					"reader": func() *LineScanner { return NewLineScanner(bytes.NewReader(in.Data)) },
-					"half":   func() *LineScanner { return NewLineScanner(iotest.HalfReader(bytes.NewReader(in.Data))) },
+					"bytes":  func() *LineScanner { return newLineScannerBytes(in.Data, e) },
+					"reader": func() *LineScanner { return newLineScanner(bytes.NewReader(in.Data), e) },
+					"half":   func() *LineScanner { return newLineScanner(iotest.HalfReader(bytes.NewReader(in.Data)), e) },
 				}
 				if len(in.Data) > 300000 {
 					delete(newScanner, "half")
@@ -147,8 +147,7 @@ func BenchmarkScanInvalid(b *testing.B) {
 			for _, k := range availableKernels() {
 				for _, how := range []string{"ScanInvalid", "Scan"} {
 					b.Run("impl="+k.String()+"/loop="+how, func(b *testing.B) {
-						defer useKernel(k)()
-						s := NewLineScannerBytes(data)
+						s := newLineScannerBytes(data, kernelEngine(k))
 						b.SetBytes(int64(len(data)))
 						b.ReportAllocs()
 						n := 0
@@ -180,9 +179,9 @@ func BenchmarkScanInvalid(b *testing.B) {
 // call stops at is the one a Scan-only pass has at that line.
 func TestScanInvalidMixed(t *testing.T) {
 	inputs := scanInvalidInputs(t)
-	forEachScanPath(t, func(t *testing.T) {
+	forEachScanPath(t, func(t *testing.T, e *engine) {
 		for _, in := range inputs {
-			ref := NewLineScannerBytes(in.Data)
+			ref := newLineScannerBytes(in.Data, e)
 			ref.StartAt(1000, 7)
 			type rec struct {
 				off   int64
@@ -193,7 +192,7 @@ func TestScanInvalidMixed(t *testing.T) {
 			for ref.Scan() {
 				byLine[ref.Line()] = rec{ref.Offset(), string(ref.Bytes()), ref.Valid()}
 			}
-			s := NewLineScannerBytes(in.Data)
+			s := newLineScannerBytes(in.Data, e)
 			s.StartAt(1000, 7)
 			for i := 0; ; i++ {
 				var ok bool

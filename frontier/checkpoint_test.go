@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,8 +77,6 @@ func pebbleStore(t *testing.T) store {
 		}, fresh: pebbleStore}
 }
 
-var redisSeq atomic.Int64
-
 func redisStore(env string) func(t *testing.T) store {
 	var mk func(t *testing.T) store
 	mk = func(t *testing.T) store {
@@ -91,7 +89,7 @@ func redisStore(env string) func(t *testing.T) store {
 			t.Skip(msg)
 		}
 		addrs := strings.Split(v, ",")
-		prefix := fmt.Sprintf("uriscan-test:frontier:%d.%d.%d:", os.Getpid(), time.Now().UnixNano(), redisSeq.Add(1))
+		prefix := fmt.Sprintf("uriscan-test:frontier:%d.%d.%x:", os.Getpid(), time.Now().UnixNano(), rand.Uint64())
 		t.Cleanup(func() {
 			d, err := redis.Open(addrs, &redis.Options{AnyParams: true, Prefix: prefix})
 			if err != nil {

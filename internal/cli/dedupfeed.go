@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/uriscan/uriscan/frontier"
@@ -106,9 +105,6 @@ func (d *deduper) setLen() int64 {
 	return d.set.Len()
 }
 
-// setsGrown counts growSet's Grow calls (for the tests).
-var setsGrown atomic.Int64
-
 // growFirst is the size of a set in memory at which dedup first sizes it
 // for the rest of the input (growSet); growMax times its keys, or
 // growFloor keys (a table of 32 MiB), is the most it grows it to at once.
@@ -163,7 +159,9 @@ func (d *deduper) growSet(file int, off int64) {
 	if target > n {
 		g.Grow(int(target - n))
 		d.growAt = max(d.growAt, target)
-		setsGrown.Add(1)
+		if hook := d.e.tune.setGrown; hook != nil {
+			hook()
+		}
 	}
 }
 

@@ -381,7 +381,7 @@ func TestDedupGrowSet(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			set := &growRecorder{Memory: seen.NewMemory(0), n: c.n}
-			d := &deduper{set: set, inputs: c.inputs}
+			d := &deduper{e: &env{}, set: set, inputs: c.inputs}
 			d.growSet(c.file, c.off)
 			if !slices.Equal(set.grown, c.want) {
 				t.Fatalf("Grow calls %v, want %v", set.grown, c.want)
@@ -392,7 +392,7 @@ func TestDedupGrowSet(t *testing.T) {
 		})
 	}
 	// A set that cannot grow is left as it is.
-	d := &deduper{set: noGrow{seen.NewMemory(0)}, inputs: []string{a}}
+	d := &deduper{e: &env{}, set: noGrow{seen.NewMemory(0)}, inputs: []string{a}}
 	d.growSet(0, 10)
 
 	// A run of new keys grows its set (with one worker and with the
@@ -403,17 +403,19 @@ func TestDedupGrowSet(t *testing.T) {
 	}
 	c := filepath.Join(dir, "c")
 	os.WriteFile(c, in.Bytes(), 0o644)
+	var grows atomic.Int64
 	tn := chunks(4096, 1<<20)
+	tn.setGrown = func() { grows.Add(1) }
 	var want dedupRun
 	for _, w := range []string{"1", "2", "1 stdin"} {
-		before := setsGrown.Load()
+		before := grows.Load()
 		var got dedupRun
 		if w == "1 stdin" {
 			got = runDedup(t, tn, "1", bytes.NewReader(in.Bytes()), nil, "-")
 		} else {
 			got = runDedup(t, tn, w, nil, nil, c)
 		}
-		grown := setsGrown.Load() - before
+		grown := grows.Load() - before
 		switch {
 		case w == "1 stdin" && grown != 0:
 			t.Errorf("standard input: the set was grown %d times, want none (no size)", grown)

@@ -34,9 +34,12 @@ type tuning struct {
 	streamOnly bool
 	// afterMap, if set, is called once a file is mapped (a test shrinks
 	// it); chunkHook, if set, is called by worker w (0, 1, ...) before
-	// each chunk it handles (a test proves the workers run at once).
+	// each chunk it handles (a test proves the workers run at once);
+	// setGrown, if set, is called each time dedup grows its set in memory
+	// (growSet: the tests count them).
 	afterMap  func(*os.File)
 	chunkHook func(w int)
+	setGrown  func()
 	// stats, if set, adds up what the runs count (the tests read it).
 	stats *lineio.Stats
 }
