@@ -116,7 +116,7 @@ test-avx512-mutants:
 # in the packages that start goroutines or share state between them. The
 # root package starts none (its tests are a third of this leg's time).
 test-race:
-	$(GO) test -count=1 -short -race ./cmd/... ./internal/cli/... ./frontier/... ./normalize/... ./urikey/... ./seen/...
+	$(GO) test -count=1 -short -race ./cmd/... ./internal/cli/... ./internal/lineio/... ./frontier/... ./normalize/... ./urikey/... ./seen/...
 
 ## test-arm64: the NEON kernel under qemu-aarch64-static (apt-get install qemu-user-static)
 ## The child processes of tests (seen's crash test) run through the same
