@@ -74,7 +74,7 @@ check-tidy:
 ## test-nodata: the tests of every package that reads ../shared/data, again
 ## with URISCAN_DATA=none (as on a clone with nothing beside it), so that
 ## each fallback to the bundled sample runs in CI too
-NODATA_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' $(PKGS) | awk '/internal\/shareddata( |$$)/ {print $$1}')
+NODATA_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' $(PKGS) | awk '/internal\/(shareddata|urlcorpus)( |$$)/ {print $$1}')
 test-nodata:
 	URISCAN_DATA=none $(GO) test -count=1 -short $(NODATA_PKGS)
 

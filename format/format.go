@@ -48,7 +48,7 @@ import (
 	"strings"
 
 	"github.com/uriscan/uriscan"
-	"github.com/uriscan/uriscan/classify"
+	"github.com/uriscan/uriscan/internal/ascii"
 	"github.com/uriscan/uriscan/internal/ports"
 )
 
@@ -370,8 +370,8 @@ func appendPart(dst []byte, s string, raw, plus bool) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			d := unhex(s[i+1])<<4 | unhex(s[i+2])
+		case c == '%' && i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]):
+			d := ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2])
 			if d < 0x20 || d == 0x7f {
 				dst = append(dst, s[i:i+3]...)
 			} else {
@@ -465,8 +465,8 @@ func decodedEqual(k, key string) bool {
 	for i := 0; i < len(k); i++ {
 		c := k[i]
 		switch {
-		case c == '%' && i+2 < len(k) && isHex(k[i+1]) && isHex(k[i+2]):
-			c = unhex(k[i+1])<<4 | unhex(k[i+2])
+		case c == '%' && i+2 < len(k) && ascii.IsHex(k[i+1]) && ascii.IsHex(k[i+2]):
+			c = ascii.Unhex(k[i+1])<<4 | ascii.Unhex(k[i+2])
 			i += 2
 		case c == '+':
 			c = ' '
@@ -477,16 +477,4 @@ func decodedEqual(k, key string) bool {
 		j++
 	}
 	return j == len(key)
-}
-
-func isHex(c byte) bool { return classify.Table[c]&classify.HexDig != 0 }
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
 }

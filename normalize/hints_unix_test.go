@@ -6,8 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/uriscan/uriscan/internal/pagetest"
 	"unsafe"
+
+	"github.com/uriscan/uriscan/internal/pagetest"
 )
 
 // TestHintsNoOverread puts strings of every length up to three blocks

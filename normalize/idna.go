@@ -3,8 +3,7 @@ package normalize
 import (
 	"unicode/utf8"
 
-	"github.com/uriscan/uriscan/classify"
-
+	"github.com/uriscan/uriscan/internal/ascii"
 	"golang.org/x/net/idna"
 )
 
@@ -26,8 +25,8 @@ func appendIDNAHost(dst, host []byte) ([]byte, bool) {
 		switch c := host[i]; {
 		case c >= 0x80:
 			wide = true
-		case c == '%' && i+2 < len(host) && isHex(host[i+1]) && isHex(host[i+2]):
-			wide = unhex(host[i+1]) >= 8
+		case c == '%' && i+2 < len(host) && ascii.IsHex(host[i+1]) && ascii.IsHex(host[i+2]):
+			wide = ascii.Unhex(host[i+1]) >= 8
 			i += 2
 		}
 	}
@@ -38,8 +37,8 @@ func appendIDNAHost(dst, host []byte) ([]byte, bool) {
 	dec := buf[:0]
 	for i := 0; i < len(host); i++ {
 		c := host[i]
-		if c == '%' && i+2 < len(host) && isHex(host[i+1]) && isHex(host[i+2]) {
-			c = unhex(host[i+1])<<4 | unhex(host[i+2])
+		if c == '%' && i+2 < len(host) && ascii.IsHex(host[i+1]) && ascii.IsHex(host[i+2]) {
+			c = ascii.Unhex(host[i+1])<<4 | ascii.Unhex(host[i+2])
 			i += 2
 		}
 		dec = append(dec, c)
@@ -53,5 +52,3 @@ func appendIDNAHost(dst, host []byte) ([]byte, bool) {
 	}
 	return append(dst, a...), true
 }
-
-func isHex(c byte) bool { return classify.Table[c]&classify.HexDig != 0 }

@@ -1,11 +1,10 @@
 package normalize
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/uriscan/uriscan"
-	"github.com/uriscan/uriscan/internal/shareddata"
+	"github.com/uriscan/uriscan/internal/urlcorpus"
 	"github.com/uriscan/uriscan/normalize/compat"
 )
 
@@ -54,20 +53,8 @@ func BenchmarkLevels(b *testing.B) {
 	}
 }
 
-// corpus loads the valid lines of a shared URL list (skipping, with a
-// notice on stderr, when the shared data is absent).
-func corpus(tb testing.TB, name string) (uris []uriscan.URI, lines [][]byte, size int) {
+// corpus loads the valid lines of a shared URL list, parsed.
+func corpus(tb testing.TB, name string) ([]uriscan.URI, [][]byte, int) {
 	tb.Helper()
-	data := shareddata.URLList(tb, name)
-	for _, l := range bytes.Split(data, []byte("\n")) {
-		l = bytes.TrimSuffix(l, []byte("\r"))
-		u, err := uriscan.Parse(l)
-		if err != nil || len(l) == 0 {
-			continue
-		}
-		uris = append(uris, u)
-		lines = append(lines, l)
-		size += len(l)
-	}
-	return uris, lines, size
+	return urlcorpus.Valid(tb, name)
 }

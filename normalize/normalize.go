@@ -55,6 +55,7 @@ import (
 
 	"github.com/uriscan/uriscan"
 	"github.com/uriscan/uriscan/classify"
+	"github.com/uriscan/uriscan/internal/ascii"
 	"github.com/uriscan/uriscan/internal/ports"
 	"github.com/uriscan/uriscan/normalize/compat"
 )
@@ -552,8 +553,6 @@ func hasDotSegment(path string) bool {
 	return false
 }
 
-const upperHex = "0123456789ABCDEF"
-
 // appendPct appends s with every percent-encoding normalized: an encoded
 // unreserved character is decoded, any other keeps its "%" and gets
 // uppercase hex digits (§6.2.2.1, §6.2.2.2). With lower, the rest of s is
@@ -571,20 +570,20 @@ func appendPct(dst []byte, s string, lower, marks bool) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '%' && i+2 < len(s) { // a parsed URI has two hex digits here
-			b := unhex(s[i+1])<<4 | unhex(s[i+2])
+			b := ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2])
 			i += 2
 			if classify.Table[b]&classify.Unreserved != 0 || marks && isMark2396(b) {
 				if lower {
-					b = toLower(b)
+					b = ascii.Lower(b)
 				}
 				dst = append(dst, b)
 			} else {
-				dst = append(dst, '%', upperHex[b>>4], upperHex[b&15])
+				dst = append(dst, '%', ascii.UpperHex[b>>4], ascii.UpperHex[b&15])
 			}
 			continue
 		}
 		if lower {
-			c = toLower(c)
+			c = ascii.Lower(c)
 		}
 		dst = append(dst, c)
 	}
@@ -600,28 +599,9 @@ func appendLower(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[:i]...)
 	for ; i < len(s); i++ {
-		dst = append(dst, toLower(s[i]))
+		dst = append(dst, ascii.Lower(s[i]))
 	}
 	return dst
-}
-
-func toLower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10
-	}
-	return 0
 }
 
 // isMark2396 reports whether c is one of RFC 2396's mark characters that

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/uriscan/uriscan/classify"
+	"github.com/uriscan/uriscan/internal/ascii"
 )
 
 // Repairs says what Repair changed.
@@ -146,7 +147,7 @@ func repair(dst, s []byte, r Repairs) ([]byte, Repairs) {
 
 func appendEncoded(dst []byte, c byte, r *Repairs) []byte {
 	r.Encoded++
-	return append(dst, '%', upperHex[c>>4], upperHex[c&15])
+	return append(dst, '%', ascii.UpperHex[c>>4], ascii.UpperHex[c&15])
 }
 
 func isAuthorityEnd(c byte, special bool) bool {

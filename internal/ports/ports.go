@@ -5,13 +5,12 @@
 // package that needs the table (format) does not link the normalizer.
 // Add a scheme here and nowhere else.
 //
-// The table is a switch and a list, not a map: a map literal is built by
-// the package's init, in every process, whether it looks a port up or not.
+// The table is an array, not a map: a map literal is built by the
+// package's init, in every process, whether it looks a port up or not.
 package ports
 
-// schemes lists the table: each scheme (lowercase) and its default port,
-// in the order Each gives them. Default's switch holds the same pairs
-// (TestTable holds them equal).
+// schemes is the table: each scheme (lowercase) and its default port,
+// the schemes of most URIs first (a look-up walks it in order).
 var schemes = [...]struct{ scheme, port string }{
 	{"http", "80"}, {"https", "443"}, {"ws", "80"}, {"wss", "443"}, {"ftp", "21"},
 	{"gopher", "70"}, {"telnet", "23"}, {"ldap", "389"}, {"ldaps", "636"},
@@ -21,41 +20,13 @@ var schemes = [...]struct{ scheme, port string }{
 }
 
 // Default returns the default port of a lowercase scheme, and whether the
-// table has one (normalize.DefaultPort says why each is there).
+// table has one (normalize.DefaultPort says why each is there). http and
+// https, first, are found in one or two comparisons.
 func Default(scheme string) (string, bool) {
-	switch scheme {
-	case "http", "ws":
-		return "80", true
-	case "https", "wss":
-		return "443", true
-	case "ftp":
-		return "21", true
-	case "gopher":
-		return "70", true
-	case "telnet":
-		return "23", true
-	case "ldap":
-		return "389", true
-	case "ldaps":
-		return "636", true
-	case "nntp":
-		return "119", true
-	case "rtsp":
-		return "554", true
-	case "ssh", "sftp":
-		return "22", true
-	case "imap":
-		return "143", true
-	case "pop":
-		return "110", true
-	case "sip":
-		return "5060", true
-	case "sips":
-		return "5061", true
-	case "xmpp":
-		return "5222", true
-	case "tftp":
-		return "69", true
+	for i := range schemes {
+		if schemes[i].scheme == scheme {
+			return schemes[i].port, true
+		}
 	}
 	return "", false
 }

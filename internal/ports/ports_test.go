@@ -2,9 +2,9 @@ package ports
 
 import "testing"
 
-// TestTable holds Default's switch to the list Each gives: every listed
-// scheme has its port, and a scheme that is not listed (an uppercase one,
-// a prefix, a longer name) has none.
+// TestTable: every scheme Each gives has its port from Default, once, and
+// a scheme that is not listed (an uppercase one, a prefix, a longer name)
+// has none.
 func TestTable(t *testing.T) {
 	seen := map[string]bool{}
 	Each(func(scheme, port string) {

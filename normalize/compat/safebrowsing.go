@@ -7,6 +7,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/uriscan/uriscan/internal/ascii"
 	"golang.org/x/net/idna"
 )
 
@@ -163,7 +164,7 @@ func appendSafeBrowsing(dst, raw, clean, work []byte) ([]byte, error) {
 
 	start := len(dst)
 	for _, c := range scheme {
-		dst = append(dst, toLower(c))
+		dst = append(dst, ascii.Lower(c))
 	}
 	dst = append(dst, "://"...)
 
@@ -252,7 +253,7 @@ func sbAppendHost(dst, auth, work []byte) ([]byte, error) {
 		return canonAppendIPv4(dst, v), nil
 	}
 	for i, c := range work {
-		work[i] = toLower(c)
+		work[i] = ascii.Lower(c)
 	}
 	return canonAppendEscaped(dst, work), nil
 }
@@ -284,7 +285,7 @@ func canonDecodeAt(b []byte, i int) (byte, bool) {
 	if i+2 >= len(b) || b[i] != '%' {
 		return 0, false
 	}
-	return unhex(b[i+1])<<4 | unhex(b[i+2]), isHex(b[i+1]) && isHex(b[i+2])
+	return ascii.Unhex(b[i+1])<<4 | ascii.Unhex(b[i+2]), ascii.IsHex(b[i+1]) && ascii.IsHex(b[i+2])
 }
 
 // canonAppendUnescaped appends src percent-unescaped again and again until
@@ -336,7 +337,7 @@ func canonAppendEscaped(dst, src []byte) []byte {
 	}
 	for _, c := range src {
 		if c <= 0x20 || c >= 0x7f || c == '#' || c == '%' {
-			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
+			dst = append(dst, '%', ascii.UpperHex[c>>4], ascii.UpperHex[c&15])
 		} else {
 			dst = append(dst, c)
 		}
@@ -467,8 +468,8 @@ func canonParseIPv4Part(b []byte, hex bool) (uint64, bool) {
 	}
 	var v uint64
 	for _, c := range b {
-		d := unhex(c)
-		if !isHex(c) || uint64(d) >= base {
+		d := ascii.Unhex(c)
+		if !ascii.IsHex(c) || uint64(d) >= base {
 			return 0, false
 		}
 		v = v*base + uint64(d)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/uriscan/uriscan/internal/ascii"
 	"github.com/uriscan/uriscan/internal/ports"
 	"golang.org/x/net/idna"
 )
@@ -291,7 +292,7 @@ func surtParse(raw, buf []byte) (u surtURL, _ []byte, err error) {
 			if c == '%' {
 				break
 			}
-			host[i] = toLower(c)
+			host[i] = ascii.Lower(c)
 		}
 		u.host = host[:len(host):len(host)]
 	}
@@ -360,7 +361,7 @@ func (u surtURL) google(work []byte) (surtURL, []byte) {
 			work = canonAppendIPv4(work, v)
 		} else {
 			for i, c := range host {
-				host[i] = toLower(c)
+				host[i] = ascii.Lower(c)
 			}
 			work = canonAppendEscaped(work, host)
 		}
@@ -512,7 +513,7 @@ func surtIPv4(h []byte) (uint32, bool) {
 // work is scratch.
 func (u surtURL) ia(o *SURTOptions, work []byte) (surtURL, []byte) {
 	for i, c := range u.host {
-		u.host[i] = toLower(c)
+		u.host[i] = ascii.Lower(c)
 	}
 	if !o.KeepWWW && len(u.host) > 0 && string(u.scheme) != "dns" {
 		u.host = surtMassageHost(u.host)
@@ -525,7 +526,7 @@ func (u surtURL) ia(o *SURTOptions, work []byte) (surtURL, []byte) {
 	} else {
 		if !o.KeepPathCase {
 			for i, c := range u.path {
-				u.path[i] = toLower(c)
+				u.path[i] = ascii.Lower(c)
 			}
 		}
 		if !o.KeepPathSessionID && len(u.path) > 0 {
@@ -545,7 +546,7 @@ func (u surtURL) ia(o *SURTOptions, work []byte) (surtURL, []byte) {
 		}
 		if !o.KeepQueryCase {
 			for i, c := range q {
-				q[i] = toLower(c)
+				q[i] = ascii.Lower(c)
 			}
 		}
 		if !o.KeepQueryOrder {
@@ -615,7 +616,7 @@ func surtDefaultPort(scheme []byte) int {
 // equalFoldLower reports whether b lowercased (ASCII) is lower.
 func equalFoldLower(b []byte, lower string) bool {
 	for i := range b {
-		if toLower(b[i]) != lower[i] {
+		if ascii.Lower(b[i]) != lower[i] {
 			return false
 		}
 	}
@@ -646,7 +647,7 @@ func surtFold(b []byte, i int, lit string) bool {
 		return false
 	}
 	for j := 0; j < len(lit); j++ {
-		if toLower(b[i+j]) != lit[j] {
+		if ascii.Lower(b[i+j]) != lit[j] {
 			return false
 		}
 	}
@@ -753,7 +754,7 @@ func surtStripQuerySessionID(q []byte) []byte {
 // case.
 func surtContainsFold(q []byte, lit string) bool {
 	for i := 0; i+len(lit) <= len(q); i++ {
-		if toLower(q[i]) == lit[0] && surtFold(q, i, lit) {
+		if ascii.Lower(q[i]) == lit[0] && surtFold(q, i, lit) {
 			return true
 		}
 	}

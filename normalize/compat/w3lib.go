@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/uriscan/uriscan/internal/ascii"
 	"golang.org/x/net/idna"
 )
 
@@ -170,11 +171,11 @@ func AppendW3lib(dst, raw []byte, opts W3libOptions) ([]byte, error) {
 	p := slices.Grow(sc.path[:0], 3*len(path)+1) // sized once: at most %XX a byte
 	for i := 0; i < len(path); i++ {
 		c := path[i]
-		if c == '%' && i+2 < len(path) && isHex(path[i+1]) && isHex(path[i+2]) {
-			v := unhex(path[i+1])<<4 | unhex(path[i+2])
+		if c == '%' && i+2 < len(path) && ascii.IsHex(path[i+1]) && ascii.IsHex(path[i+2]) {
+			v := ascii.Unhex(path[i+1])<<4 | ascii.Unhex(path[i+2])
 			i += 2
 			if v == '/' || v == '?' || w3libSafe[v]&w3libPathSafe == 0 {
-				p = append(p, '%', upperHex[v>>4], upperHex[v&15])
+				p = append(p, '%', ascii.UpperHex[v>>4], ascii.UpperHex[v&15])
 			} else {
 				p = append(p, v)
 			}
@@ -335,7 +336,7 @@ func w3libQuoteByte(dst []byte, c byte, class uint8) []byte {
 	if w3libSafe[c]&class != 0 {
 		return append(dst, c)
 	}
-	return append(dst, '%', upperHex[c>>4], upperHex[c&15])
+	return append(dst, '%', ascii.UpperHex[c>>4], ascii.UpperHex[c&15])
 }
 
 // w3libQuote is quote(b, safe) for the safe sets with "%".
@@ -375,8 +376,8 @@ func w3libUnquotePlus(dst, b []byte) []byte {
 		switch {
 		case c == '+':
 			c = ' '
-		case c == '%' && i+2 < len(b) && isHex(b[i+1]) && isHex(b[i+2]):
-			c = unhex(b[i+1])<<4 | unhex(b[i+2])
+		case c == '%' && i+2 < len(b) && ascii.IsHex(b[i+1]) && ascii.IsHex(b[i+2]):
+			c = ascii.Unhex(b[i+1])<<4 | ascii.Unhex(b[i+2])
 			i += 2
 		}
 		dst = append(dst, c)
@@ -454,7 +455,7 @@ func w3libBracketedOK(netloc []byte) bool {
 	if len(host) > 0 && host[0] == 'v' {
 		// re.match(r"\Av[a-fA-F0-9]+\..+\Z", host)
 		i := 1
-		for i < len(host) && isHex(host[i]) {
+		for i < len(host) && ascii.IsHex(host[i]) {
 			i++
 		}
 		return i > 1 && i+1 < len(host) && host[i] == '.'
@@ -580,7 +581,7 @@ func w3libIPv6(s []byte) bool {
 			return false
 		}
 		for _, c := range h {
-			if !isHex(c) {
+			if !ascii.IsHex(c) {
 				return false
 			}
 		}
