@@ -1,6 +1,10 @@
 package logformat
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/uriscan/uriscan/internal/ascii"
+)
 
 // ParseCombined parses one line of the Common or Combined Log Format
 // (Apache's %h %l %u %t "%r" %>s %b ["%{Referer}i" "%{User-agent}i"],
@@ -325,8 +329,8 @@ func appendLogUnescaped(dst, raw []byte) []byte {
 		case '"', '\\':
 			dst = append(dst, c)
 		case 'x':
-			if len(raw) >= 4 && isHex(raw[2]) && isHex(raw[3]) {
-				dst = append(dst, unhex(raw[2])<<4|unhex(raw[3]))
+			if len(raw) >= 4 && ascii.IsHex(raw[2]) && ascii.IsHex(raw[3]) {
+				dst = append(dst, ascii.Unhex(raw[2])<<4|ascii.Unhex(raw[3]))
 				n = 4
 			} else {
 				dst = append(dst, '\\')

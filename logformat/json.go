@@ -6,6 +6,8 @@ import (
 	"errors"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/uriscan/uriscan/internal/ascii"
 )
 
 // MaxJSONDepth is the deepest nesting of objects and arrays that
@@ -284,7 +286,7 @@ func scanString(line []byte, s int) (end int, esc bool, eoff int, reason string)
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			i += 2
 		case 'u':
-			if i+6 > len(line) || !isHex(line[i+2]) || !isHex(line[i+3]) || !isHex(line[i+4]) || !isHex(line[i+5]) {
+			if i+6 > len(line) || !ascii.IsHex(line[i+2]) || !ascii.IsHex(line[i+3]) || !ascii.IsHex(line[i+4]) || !ascii.IsHex(line[i+5]) {
 				return 0, false, i, "invalid \\u escape: expected 4 hex digits"
 			}
 			i += 6
@@ -445,5 +447,5 @@ func unescapeJSON(buf *[utf8.UTFMax]byte, raw []byte, i int) (int, int) {
 }
 
 func hex4(h []byte) rune {
-	return rune(unhex(h[0]))<<12 | rune(unhex(h[1]))<<8 | rune(unhex(h[2]))<<4 | rune(unhex(h[3]))
+	return rune(ascii.Unhex(h[0]))<<12 | rune(ascii.Unhex(h[1]))<<8 | rune(ascii.Unhex(h[2]))<<4 | rune(ascii.Unhex(h[3]))
 }

@@ -27,15 +27,10 @@ type dedupRun struct {
 	out, errs, file, summ string
 }
 
-// runDedup runs dedup with args over files, with --workers w ("2 read":
-// plain files read, not mapped; "2 mapped": mapped whatever the CPUs); an
-// argument OUT or SUMMARY names a file of the run's own, read back.
+// runDedup runs dedup with args over files, with --workers w; an argument
+// OUT or SUMMARY names a file of the run's own, read back.
 func runDedup(t *testing.T, tn tuning, w string, stdin io.Reader, args []string, files ...string) dedupRun {
 	t.Helper()
-	w, how, _ := strings.Cut(w, " ")
-	if how != "" {
-		tn.mapInputs = map[string]int{"read": mapNever, "mapped": mapAlways}[how]
-	}
 	dir := t.TempDir()
 	out, summ := filepath.Join(dir, "out.txt"), filepath.Join(dir, "summary.json")
 	a := []string{"dedup", "--workers", w}
@@ -92,7 +87,7 @@ var dedupFlagSets = [][]string{
 // TestDedupWorkersSameOutput: dedup writes the same standard output,
 // --output file, standard error (reports in the same order, the same
 // line numbers and offsets), exit status and --summary with 2 and 4
-// workers, files mapped or read, as with one (the streaming loop, where
+// workers, as with one (the streaming loop, where
 // each line is keyed and decided in turn), whatever the chunk size (tiny
 // chunks put a chunk boundary everywhere, and lines over --max-line
 // through the reader's own scanner), over several inputs: a byte-order
@@ -112,7 +107,7 @@ func TestDedupWorkersSameOutput(t *testing.T) {
 					t.Fatalf("%v: no output", args)
 				}
 				wantStdin := runDedup(t, tn, "1", bytes.NewReader(stdin), args, "-", a)
-				for _, w := range []string{"2", "4", "2 read", "2 mapped"} {
+				for _, w := range []string{"2", "4"} {
 					if d := runDedup(t, tn, w, nil, args, files...).diff(want); d != "" {
 						t.Errorf("chunks of %d bytes, pieces of %d, %v: --workers %s differs from one worker: %s", size, piece, args, w, d)
 					}
@@ -146,7 +141,7 @@ func TestDedupWorkersSharedLists(t *testing.T) {
 		if n := len(lines(want.out + want.file)); n < 1000 {
 			t.Fatalf("%v: %d lines written", args, n)
 		}
-		for _, w := range []string{"2", "4", "2 read"} {
+		for _, w := range []string{"2", "4"} {
 			if d := runDedup(t, defaultTuning(), w, nil, args, files...).diff(want); d != "" {
 				t.Errorf("%v: --workers %s differs from one worker: %s", args, w, d)
 			}
@@ -226,13 +221,13 @@ func TestDedupWorkersDecide(t *testing.T) {
 	}{{"chunks", 1 << 20}, {"pieces", 64}, {"some", 2048}} {
 		t.Run(tc.name, func(t *testing.T) {
 			tn := chunks(4096, tc.piece)
-			runs := []string{"2", "3 mapped", "2 read"}
+			runs := []string{"2", "3"}
 			if tc.piece == 2048 {
 				// The writer and the workers hand the turn to each other
 				// (see package lineio's decisions): again and again, for
 				// the timings that lose it (a run that never ends).
 				for range 10 {
-					runs = append(runs, "3 mapped", "2 read")
+					runs = append(runs, "3", "2")
 				}
 			}
 			for _, w := range runs {

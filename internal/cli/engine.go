@@ -153,7 +153,7 @@ func (s fileSource) Open(i int) (lineio.Input, error) {
 		return lineio.Input{}, lineio.ErrSkip
 	}
 	in, err := e.openQuiet(s.files[i])
-	li := lineio.Input{Name: in.name, R: in.r, File: in.file, Base: in.base, Note: in.note, Close: in.close}
+	li := lineio.Input{Name: in.name, R: in.r, Note: in.note, Close: in.close}
 	if in.note != "" {
 		li.Skipped = int64(len(utf8BOM))
 	}

@@ -320,7 +320,7 @@ func TestMessagesNameTheCommand(t *testing.T) {
 // TestExtractLongRun: a run of more than uriscan.MaxExtractLength bytes
 // that a URI may hold is skipped but for its end, and reported with
 // --rejects (once, with its line, offsets and first bytes), read from a
-// pipe or a mapped file, with any chunk size and number of workers; the
+// pipe or a file, with any chunk size and number of workers; the
 // URIs around it are found, and without --rejects nothing is said.
 func TestExtractLongRun(t *testing.T) {
 	run := "http://long.example/" + strings.Repeat("a", uriscan.DefaultBufferSize+uriscan.MaxExtractLength)
@@ -330,14 +330,12 @@ func TestExtractLongRun(t *testing.T) {
 	for _, size := range []int{4096, 256 << 10} {
 		tn := chunks(size, 1<<20)
 		for _, w := range []string{"1", "2"} {
-			for _, how := range []string{"file", "mapped", "stdin"} {
+			for _, how := range []string{"file", "stdin"} {
 				args := []string{"extract", "--format", "jsonl", "--rejects", "--workers", w}
 				if how != "stdin" {
 					args = append(args, file)
 				}
-				tn.mapInputs = map[string]int{"stdin": mapAuto, "file": mapNever, "mapped": mapAlways}[how]
 				code, out, errs := cliT(t, tn, in, args...)
-				tn.mapInputs = mapAuto
 				got := lines(out)
 				if code != 0 || errs != "" || len(got) != len(want) {
 					t.Fatalf("chunks of %d, --workers %s, %s: exit %d, stderr %q, %d records", size, w, how, code, errs, len(got))

@@ -44,7 +44,7 @@ var (
 	bzip2Block = []byte{0x31, 0x41, 0x59, 0x26, 0x53, 0x59} // π: a block
 	bzip2End   = []byte{0x17, 0x72, 0x45, 0x38, 0x50, 0x90} // √π: an empty stream's end
 	// The byte-order mark LineScanner.SkipBOM skips; the commands skip it
-	// here, before any reader (lines, text, mapped chunks) sees the input,
+	// here, before any reader (lines, text, chunks) sees the input,
 	// and say so once.
 	utf8BOM = []byte(uriscan.UTF8BOM)
 )

@@ -315,7 +315,7 @@ last line cut short by a read error is reported and not taken.
 
 The line commands and extract run on --workers goroutines (default: the
 number of CPUs) with their output in input order, the same whatever the
-number; a plain file is mapped, not read. On a terminal a progress bar is
+number. On a terminal a progress bar is
 drawn on standard error (--no-progress). Invalid lines are reported on
 standard error (validate's are its output): --quiet says nothing, --errors
 jsonl writes JSON records, --max-errors N stops after the N-th. Exit status:

@@ -224,9 +224,8 @@ const maxPeakRSS = 64 << 20
 // not UTF-8 or not ASCII, and '%', which the levels percent-encode: 3
 // times; 350,000 query parameters to sort; 87,000 URIs or 116,000
 // rejections a line to extract) keep every command under maxPeakRSS with
-// one worker (the file read) and two (mapped). Before the output and the
-// long lines were bounded (issue 20), split took 106-178 MB here, surt
-// 144-181, extract --rejects 107.
+// one worker and two. Before the output and the long lines were bounded,
+// split took 106-178 MB here, surt 144-181, extract --rejects 107.
 func boundedLongLines(t *testing.T, dir string) {
 	const n = 1<<20 - 64 // bytes per line: under uriscan.DefaultMaxLine
 	rep := func(prefix, unit string) []byte {
@@ -288,10 +287,10 @@ func boundedLongLines(t *testing.T, dir string) {
 	}
 }
 
-// boundedExtractRun: extract with two workers over a mapped file holding
-// a 256 MiB run of URI bytes keeps what is resident bounded: the reader
-// skips the run (keeping its last 64 KiB, as uriscan.ExtractScanner does)
-// and drops the pages it skipped; it took the size of the run before.
+// boundedExtractRun: extract with two workers over a file holding a 256
+// MiB run of URI bytes keeps what is resident bounded: the reader skips
+// the run (keeping its last 64 KiB, as uriscan.ExtractScanner does); it
+// took the size of the run before.
 func boundedExtractRun(t *testing.T, dir string) {
 	file := filepath.Join(dir, "run")
 	f, err := os.Create(file)
@@ -313,7 +312,7 @@ func boundedExtractRun(t *testing.T, dir string) {
 		if code != 0 || rss > maxPeakRSS || !bytes.Contains(out.tail, []byte("http://after/")) || out.lines != 2 {
 			t.Errorf("extract --format %s: exit %d, peak RSS %d MB, %d output lines ending %q, stderr %.300q", format, code, rss>>20, out.lines, out.tail, errs)
 		}
-		t.Logf("extract --workers 2 --format %-5s (256 MiB run, mapped): exit %d, peak RSS %2d MB", format, code, rss>>20)
+		t.Logf("extract --workers 2 --format %-5s (256 MiB run): exit %d, peak RSS %2d MB", format, code, rss>>20)
 	}
 }
 

@@ -25,35 +25,22 @@ type tuning struct {
 	chunkSize int
 	// pieceSize: see lineio.Config.PieceSize.
 	pieceSize int
-	// mapInputs says when plain files are mapped: mapAuto when the
-	// workers use every CPU (with one to spare, reading them is faster),
-	// or always, or never (the tests compare all ways).
-	mapInputs int
 	// streamOnly makes the line commands run eachRecord, the streaming
 	// loop, as the tests' reference.
 	streamOnly bool
-	// afterMap, if set, is called once a file is mapped (a test shrinks
-	// it); chunkHook, if set, is called by worker w (0, 1, ...) before
-	// each chunk it handles (a test proves the workers run at once);
-	// setGrown, if set, is called each time dedup grows its set in memory
-	// (growSet: the tests count them).
-	afterMap  func(*os.File)
+	// chunkHook, if set, is called by worker w (0, 1, ...) before each
+	// chunk it handles (a test proves the workers run at once); setGrown,
+	// if set, is called each time dedup grows its set in memory (growSet:
+	// the tests count them).
 	chunkHook func(w int)
 	setGrown  func()
 	// stats, if set, adds up what the runs count (the tests read it).
 	stats *lineio.Stats
 }
 
-// When plain files are mapped (tuning.mapInputs).
-const (
-	mapAuto   = int(lineio.MapAuto)
-	mapAlways = int(lineio.MapAlways)
-	mapNever  = int(lineio.MapNever)
-)
-
 // defaultTuning is every run's tuning but the tests'.
 func defaultTuning() tuning {
-	return tuning{chunkSize: lineio.DefaultChunkSize, pieceSize: lineio.DefaultPieceSize, mapInputs: mapAuto}
+	return tuning{chunkSize: lineio.DefaultChunkSize, pieceSize: lineio.DefaultPieceSize}
 }
 
 // sink is where a worker writes what one chunk gives: its output, its
@@ -200,8 +187,8 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 		files = []string{"-"}
 	}
 	cfg := lineio.Config{
-		Workers: workers, ChunkSize: e.tune.chunkSize, PieceSize: e.tune.pieceSize, Map: lineio.MapMode(e.tune.mapInputs),
-		MaxLine: e.sc.ls.MaxLine(), Extract: extract, AfterMap: e.tune.afterMap, ChunkHook: e.tune.chunkHook,
+		Workers: workers, ChunkSize: e.tune.chunkSize, PieceSize: e.tune.pieceSize,
+		MaxLine: e.sc.ls.MaxLine(), Extract: extract, ChunkHook: e.tune.chunkHook,
 	}
 	if cfg.PieceSize <= 0 {
 		cfg.PieceSize = lineio.DefaultPieceSize
@@ -215,7 +202,6 @@ func (e *env) parallel(files []string, workers int, extract bool, newWorker func
 	}))
 	if t := e.tune.stats; t != nil {
 		t.Bytes += st.Bytes
-		t.Mapped += st.Mapped
 		t.DecidedByWorkers += st.DecidedByWorkers
 		t.DecidedByWriter += st.DecidedByWriter
 	}

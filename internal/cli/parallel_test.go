@@ -9,13 +9,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/uriscan/uriscan"
-	"github.com/uriscan/uriscan/internal/lineio"
 	"github.com/uriscan/uriscan/internal/shareddata"
 )
 
@@ -46,9 +43,8 @@ func parallelInput(rng *rand.Rand, n int, last bool) []byte {
 }
 
 // parallelFiles writes the inputs the workers tests read, and returns
-// their names: a.txt (3000 lines, the last unterminated, mapped unless
-// told not to), one that starts with a byte-order mark (mapped too), a
-// missing one, gzip, an empty one.
+// their names: a.txt (3000 lines, the last unterminated), one that starts
+// with a byte-order mark, a missing one, gzip, an empty one.
 func parallelFiles(t *testing.T, rng *rand.Rand) []string {
 	t.Helper()
 	dir := t.TempDir()
@@ -70,8 +66,8 @@ func chunks(size, piece int) tuning {
 }
 
 // TestWorkersSameOutput: every line command gives the same standard
-// output, standard error and exit status with 1, 2 and 3 workers, files
-// mapped or read, as the streaming loop (eachRecord, dedup's), whatever
+// output, standard error and exit status with 1, 2 and 3 workers as the
+// streaming loop (eachRecord, dedup's), whatever
 // the chunk size (tiny chunks put a chunk boundary everywhere, and lines
 // over --max-line through the reader's own scanner), over several files (a
 // byte-order mark, gzip, a missing one, an empty one). Extract, which has
@@ -102,20 +98,10 @@ func TestWorkersSameOutput(t *testing.T) {
 				if len(out1) == 0 {
 					t.Fatalf("%v: no output", args)
 				}
-				for _, w := range []string{"1", "2", "3", "2 read"} {
-					w, read := strings.CutSuffix(w, " read")
-					tn.mapInputs = map[bool]int{false: mapAlways, true: mapNever}[read]
-					var st lineio.Stats
-					tn.stats = &st
+				for _, w := range []string{"1", "2", "3"} {
 					code, out, errs := cliT(t, tn, "", append(args, "--workers", w)...)
-					tn.mapInputs, tn.stats = mapAuto, nil
-					// a.txt and bom.txt are mapped unless told not to;
-					// gzip, the missing and the empty file are read.
-					if n := st.Mapped; n != map[bool]int64{false: 2, true: 0}[read] {
-						t.Fatalf("%s --workers %s (read: %v): %d inputs mapped", args[0], w, read, n)
-					}
 					if code != code1 || out != out1 || errs != err1 {
-						t.Errorf("chunks of %d bytes, pieces of %d, %s: --workers %s (read: %v) differs from the streaming loop: exit %d vs %d\n%s", size, piece, strings.Join(args[:2], " "), w, read, code, code1, firstDiff(out, out1, errs, err1))
+						t.Errorf("chunks of %d bytes, pieces of %d, %s: --workers %s differs from the streaming loop: exit %d vs %d\n%s", size, piece, strings.Join(args[:2], " "), w, code, code1, firstDiff(out, out1, errs, err1))
 					}
 				}
 			}
@@ -205,16 +191,13 @@ func TestExtractChunksVsScanner(t *testing.T) {
 			tn := chunks(size, 1<<20)
 			file := filepath.Join(t.TempDir(), "in.txt")
 			os.WriteFile(file, in, 0o644)
-			for _, w := range []string{"1", "2", "1 file", "2 file", "1 mapped", "2 mapped"} {
+			for _, w := range []string{"1", "2", "1 file", "2 file"} {
 				w, how, _ := strings.Cut(w, " ")
-				mapped := how != ""
 				args := []string{"extract", "--format", "jsonl", "--workers", w}
-				if mapped {
+				if how == "file" {
 					args = append(args, file)
 				}
-				tn.mapInputs = map[string]int{"": mapAuto, "file": mapNever, "mapped": mapAlways}[how]
 				code, jsonl, errs := cliReaderT(t, tn, bytes.NewReader(in), args...)
-				tn.mapInputs = mapAuto
 				var got strings.Builder // line, offset, byte_offset and URI
 				for _, l := range lines(jsonl) {
 					var r struct {
@@ -228,61 +211,9 @@ func TestExtractChunksVsScanner(t *testing.T) {
 					fmt.Fprintf(&got, "%d\t%d\t%d\t%s\n", r.Line, r.Offset, r.ByteOffset, r.URI)
 				}
 				if out := got.String(); code != 0 || out != want.String() {
-					t.Errorf("input %d, chunks of %d, --workers %s (mapped %v): exit %d, stderr %q: %s", i, size, w, mapped, code, errs, firstDiff(out, want.String(), "", ""))
+					t.Errorf("input %d, chunks of %d, --workers %s %s: exit %d, stderr %q: %s", i, size, w, how, code, errs, firstDiff(out, want.String(), "", ""))
 				}
 			}
-		}
-	}
-}
-
-// TestMappedFileShrinks: a mapped file cut short after it was mapped (a
-// fault reading the mapping, SIGBUS) is an input error naming the file;
-// the run goes on with the next file, and nothing panics.
-func TestMappedFileShrinks(t *testing.T) {
-	if e := os.Getenv("URISCAN_TEST_EXEC"); strings.Contains(e, "qemu") {
-		// qemu-user delivers SIGBUS with a fault address of 0, so the
-		// fault cannot be told from a nil dereference (which stays a
-		// crash); on hardware the address is the mapping's.
-		t.Skipf("under %s: no fault address", e)
-	}
-	tn := chunks(4096, 1<<20)
-	big := filepath.Join(t.TempDir(), "big.txt")
-	os.WriteFile(big, bytes.Repeat([]byte("http://a.example/x\n"), 100000), 0o644)
-	next := writeFile(t, "next.txt", "http://after/\n")
-	tn.afterMap = func(f *os.File) {
-		if f.Name() == big {
-			os.Truncate(big, 0)
-		}
-	}
-	tn.mapInputs = mapAlways
-	for _, cmd := range []string{"validate", "split", "extract"} {
-		os.WriteFile(big, bytes.Repeat([]byte("http://a.example/x\n"), 100000), 0o644)
-		code, out, errs := cliT(t, tn, "", cmd, "--workers", "2", big, next)
-		if code != 2 || !strings.Contains(errs, big+": the file changed while it was read") || (cmd != "validate" && !strings.Contains(out, "http://after/")) {
-			t.Errorf("%s: exit %d, stderr %.300q, stdout ends %q", cmd, code, errs, out[max(0, len(out)-100):])
-		}
-	}
-}
-
-// TestMapWhenBusy: plain files are mapped when the workers use every CPU,
-// and read when one is to spare (read(2) copies on it, which is faster).
-func TestMapWhenBusy(t *testing.T) {
-	f := writeFile(t, "a.txt", "http://a/\n")
-	for _, tc := range []struct {
-		workers int
-		mapped  int64
-	}{{runtime.GOMAXPROCS(0) - 1, 0}, {runtime.GOMAXPROCS(0), 1}, {runtime.GOMAXPROCS(0) + 1, 1}} {
-		if tc.workers < 1 {
-			continue
-		}
-		var st lineio.Stats
-		tn := defaultTuning()
-		tn.stats = &st
-		if code, out, _ := cliT(t, tn, "", "split", "--workers", strconv.Itoa(tc.workers), f); code != 0 || !strings.Contains(out, `"host":"a"`) {
-			t.Fatalf("--workers %d: exit %d, %q", tc.workers, code, out)
-		}
-		if n := st.Mapped; n != tc.mapped {
-			t.Errorf("--workers %d with %d CPUs: %d inputs mapped, want %d", tc.workers, runtime.GOMAXPROCS(0), n, tc.mapped)
 		}
 	}
 }

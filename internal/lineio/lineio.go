@@ -5,11 +5,11 @@
 // Command in input order, in bounded memory, so that the output is the
 // same whatever the number of workers.
 //
-// A plain regular file is mapped (Config.Map) and its chunks are slices
-// of the mapping; other inputs are read into chunk buffers. At most
-// 3*workers+2 chunks exist, each of Config.ChunkSize bytes plus at most
-// one line of Config.MaxLine bytes; a longer line goes to
-// Command.LongLine with a reader, never held. A worker hands its output
+// Every input is read (read(2)) into reused chunk buffers: mapping files
+// measured up to twice as slow, where page faults are costly, and never
+// faster (docs/performance.md). At most 3*workers+2 chunks exist, each of
+// Config.ChunkSize bytes plus at most one line of Config.MaxLine bytes; a
+// longer line goes to Command.LongLine with a reader, never held. A worker hands its output
 // over in pieces of Config.PieceSize bytes (Chunk.HandOver), so the output
 // of a chunk is bounded too.
 //
@@ -22,7 +22,6 @@ package lineio
 import (
 	"errors"
 	"io"
-	"os"
 
 	"github.com/uriscan/uriscan"
 )
@@ -34,7 +33,6 @@ type Config struct {
 	// PieceSize how much output a worker holds before it hands it over
 	// (see Chunk.HandOver). 0: DefaultChunkSize, DefaultPieceSize.
 	ChunkSize, PieceSize int
-	Map                  MapMode // when plain files are mapped
 	// MaxLine is the longest line a chunk holds; a longer one goes to
 	// Command.LongLine (not with Extract).
 	MaxLine int
@@ -44,10 +42,8 @@ type Config struct {
 	// uriscan.MaxExtractLength bytes (see Skipper), as
 	// uriscan.ExtractScanner does.
 	Extract bool
-	// AfterMap, if set, is called once a file is mapped (a test shrinks
-	// it); ChunkHook, if set, is called by worker w (0, 1, ...) before
-	// each chunk it handles.
-	AfterMap  func(*os.File)
+	// ChunkHook, if set, is called by worker w (0, 1, ...) before each
+	// chunk it handles.
 	ChunkHook func(w int)
 }
 
@@ -59,21 +55,9 @@ const (
 	DefaultPieceSize = 512 << 10
 )
 
-// MapMode says when plain files are mapped.
-type MapMode int
-
-const (
-	// MapAuto maps them when the workers use every CPU (with one to
-	// spare, read(2) copying on it while they scan is faster).
-	MapAuto MapMode = iota
-	MapAlways
-	MapNever
-)
-
 // Stats is what a run counts.
 type Stats struct {
-	Bytes  int64 // input bytes read (a byte-order mark, a cut last line too)
-	Mapped int64 // inputs mapped
+	Bytes int64 // input bytes read (a byte-order mark, a cut last line too)
 	// DecidedByWorkers and DecidedByWriter count the sinks decided (see
 	// Decider) by the workers and by the writer.
 	DecidedByWorkers, DecidedByWriter int64
@@ -90,8 +74,7 @@ type Sink[S any] interface {
 }
 
 // Command is what a run does with the lines. Worker's handlers and Decide
-// run on the worker goroutines, concurrently (InputError too, for a fault
-// reading a mapped file); LongLine, InputError, Note and SkipRun on the
+// run on the worker goroutines, concurrently; LongLine, InputError, Note and SkipRun on the
 // reader's goroutine; Commit, EndInput, Idle and Wait on the writer's, the
 // caller of Run.
 type Command[S any] interface {
@@ -160,11 +143,6 @@ type Host interface {
 type Input struct {
 	Name string    // for messages
 	R    io.Reader // its bytes, from Offset
-	// File is the plain regular file R reads, if it is one (it may be
-	// mapped); Base is the offset in it of R's first byte (after a
-	// byte-order mark).
-	File *os.File
-	Base int64
 	// Offset and Line are where R starts (a resume: Offset bytes in, line
 	// Line+1; the Source skipped what is before).
 	Offset int64

@@ -154,7 +154,7 @@ func (f files) Open(i int) (Input, error) {
 	if err != nil {
 		return Input{Name: f[i]}, err
 	}
-	return Input{Name: f[i], R: fh, File: fh, Close: fh.Close}, nil
+	return Input{Name: f[i], R: fh, Close: fh.Close}, nil
 }
 
 // readers is a Source of readers, none mappable.
@@ -173,7 +173,7 @@ func run(cfg Config, src Source) (*upper, Stats) {
 
 // TestSameOutput: upper's output is the reference, line numbers and
 // offsets right, whatever the workers (1 to 4), the chunk and piece sizes
-// (a chunk boundary everywhere), files mapped or read, lines over MaxLine
+// (a chunk boundary everywhere), lines over MaxLine
 // (LongLine) and an unterminated last line.
 func TestSameOutput(t *testing.T) {
 	const maxLine = 100
@@ -190,18 +190,13 @@ func TestSameOutput(t *testing.T) {
 	for _, size := range []int{16, 100, 1000, 64 << 10} {
 		for _, piece := range []int{1, 200, 1 << 20} {
 			for workers := 1; workers <= 4; workers++ {
-				for _, m := range []MapMode{MapAlways, MapNever} {
-					cfg := Config{Workers: workers, ChunkSize: size, PieceSize: piece, Map: m, MaxLine: maxLine}
-					u, st := run(cfg, files(names))
-					if got := u.out.String(); got != wantOut || u.err.Len() > 0 {
-						t.Fatalf("chunks %d, pieces %d, %d workers, map %d: stderr %q, %s", size, piece, workers, m, u.err.String(), diff(got, wantOut))
-					}
-					if mapped := map[MapMode]int64{MapAlways: 3, MapNever: 0}[m]; st.Mapped != mapped {
-						t.Errorf("map %d: %d inputs mapped, want %d", m, st.Mapped, mapped)
-					}
-					if fmt.Sprint(u.ends) != "[0 1 2 3]" {
-						t.Errorf("EndInput told of %v", u.ends)
-					}
+				cfg := Config{Workers: workers, ChunkSize: size, PieceSize: piece, MaxLine: maxLine}
+				u, _ := run(cfg, files(names))
+				if got := u.out.String(); got != wantOut || u.err.Len() > 0 {
+					t.Fatalf("chunks %d, pieces %d, %d workers: stderr %q, %s", size, piece, workers, u.err.String(), diff(got, wantOut))
+				}
+				if fmt.Sprint(u.ends) != "[0 1 2 3]" {
+					t.Errorf("EndInput told of %v", u.ends)
 				}
 			}
 		}
@@ -302,7 +297,7 @@ func TestDecide(t *testing.T) {
 	for _, piece := range []int{64, 2048, 1 << 20} {
 		for workers := 1; workers <= 4; workers++ {
 			d := &decider{ender: ender{&upper{maxLine: maxLine}}}
-			st := Run[tsink](Config{Workers: workers, ChunkSize: 512, PieceSize: piece, MaxLine: maxLine, Map: MapNever}, readers{bytes.NewReader(in)}, d)
+			st := Run[tsink](Config{Workers: workers, ChunkSize: 512, PieceSize: piece, MaxLine: maxLine}, readers{bytes.NewReader(in)}, d)
 			n := bytes.Count(in, []byte("\n"))
 			for i, l := range d.decided {
 				if l != i+1 {

@@ -17,7 +17,7 @@ func (p *pipe[S, P]) get() *Chunk[S] {
 	case c := <-p.free:
 		k := P(&c.K)
 		k.Reset()
-		c.Data, c.mapped, c.end = nil, nil, false
+		c.Data, c.end = nil, false
 		k.Trim(p.keepMax())
 		if out := k.Out(); cap(*out) < p.pieceSize {
 			// A piece's room, so that it does not grow by doubling.
@@ -163,23 +163,6 @@ func (p *pipe[S, P]) readInput(src Source) (ok, read bool) {
 		return !halt, true
 	}
 	p.off, p.line, p.lineStart = in.Offset, in.Line, in.Offset
-	if data, err := p.mapInput(&in); err == nil && data != nil {
-		in.Close() // the mapping stays valid
-		p.inMapped.Store(true)
-		ok := p.readMapped(c, data)
-		p.inMapped.Store(false)
-		if !ok {
-			return false, true
-		}
-		if c = p.get(); c == nil {
-			return false, true
-		}
-		m := p.mapped
-		p.mapped = nil
-		c.Name, c.release = in.Name, func() { unmapFile(m) }
-		p.sendDone(c)
-		return true, true
-	}
 	ok = p.read(c, in.R)
 	if err := in.Close(); err != nil && ok {
 		if c := p.get(); c != nil {
@@ -459,4 +442,16 @@ func LastNonURIByte(b []byte) int {
 		}
 	}
 	return -1
+}
+
+// window is the length of a chunk's buffer: for extract exactly
+// uriscan.DefaultBufferSize, so that a run of URI bytes too long for it is
+// cut where uriscan.ExtractScanner cuts it; for the line commands twice
+// chunkSize (grown for a long line). target is how many bytes a chunk
+// holds.
+func (p *pipe[S, P]) window() (window, target int) {
+	if p.extract {
+		return uriscan.DefaultBufferSize, min(p.chunkSize, uriscan.DefaultBufferSize/2)
+	}
+	return 2 * p.chunkSize, p.chunkSize
 }

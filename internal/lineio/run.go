@@ -2,12 +2,9 @@ package lineio
 
 import (
 	"bytes"
-	"os"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // heldMax is how many bytes of output handed over and not yet written
@@ -41,10 +38,9 @@ type Chunk[S any] struct {
 	LineStart int64
 	K         S // the worker's results
 
-	p      handOverer[S]
-	buf    []byte // owned, reused (read inputs)
-	mapped []byte // the mapping Data is a slice of, if it is (see guard)
-	end    bool   // the input ends here: the chunk holds nothing (see Ender)
+	p   handOverer[S]
+	buf []byte // owned, reused
+	end bool   // the input ends here: the chunk holds nothing (see Ender)
 	// Line numbers: the worker counts the chunk's lines (lb.lines), then
 	// takes the lines before it from the previous chunk of the input
 	// (prev), or first when there is none.
@@ -59,9 +55,6 @@ type Chunk[S any] struct {
 	// turn, for a big chunk (see bigChunk), is closed when the writer
 	// comes to it: its worker waits for that before it handles it.
 	turn chan struct{}
-	// release, if set, is called once the chunk is written: every chunk
-	// before it is complete (it unmaps a mapped input).
-	release func()
 	// With a Decider, seq is the chunk's place among all the chunks sent
 	// (any input), in which they are decided (see decisions). A worker's
 	// chunk is decided once its worker is done with it and its turn has
@@ -101,8 +94,6 @@ type pipe[S any, P Sink[S]] struct {
 
 	workers              int
 	chunkSize, pieceSize int
-	mapMode              MapMode
-	afterMap             func(*os.File)
 	extract              bool
 	maxLine              int
 	free                 chan *Chunk[S] // chunks not in flight
@@ -110,18 +101,8 @@ type pipe[S any, P Sink[S]] struct {
 	order                chan *Chunk[S] // to the writer, in input order
 	quit                 chan struct{}
 	halted               bool // the writer's Idle stopped the run
-	// mapped holds the mapping of the input being read, if it is mapped,
-	// until the chunk that releases it is written.
-	mapped []byte
 	// readBytes counts the input bytes read.
 	readBytes atomic.Int64
-	// inMapped is set while the reader cuts a mapped input (it never
-	// waits in a read then).
-	inMapped atomic.Bool
-	// dropMap and dropFrom: the mapped input the writer is in, and where
-	// it last dropped pages up to (see dropWritten).
-	dropMap  []byte
-	dropFrom int
 	// held counts the bytes of output the workers have handed over (in
 	// pieces) and the writer has not written yet.
 	held atomic.Int64
@@ -145,7 +126,6 @@ type pipe[S any, P Sink[S]] struct {
 	// orders their decisions.
 	seq       int64
 	decisions decisions[S]
-	nMapped   atomic.Int64 // inputs mapped
 	byWorkers atomic.Int64 // sinks decided by the workers
 	byWriter  atomic.Int64 // and by the writer
 }
@@ -160,7 +140,7 @@ func Run[S any, P Sink[S]](cfg Config, src Source, cmd Command[S]) Stats {
 	n := inflight(workers)
 	p := &pipe[S, P]{
 		cmd: cmd, workers: workers, extract: cfg.Extract, maxLine: cfg.MaxLine,
-		chunkSize: cfg.ChunkSize, pieceSize: cfg.PieceSize, mapMode: cfg.Map, afterMap: cfg.AfterMap,
+		chunkSize: cfg.ChunkSize, pieceSize: cfg.PieceSize,
 		free:   make(chan *Chunk[S], n),
 		work:   make(chan *Chunk[S], n),
 		order:  make(chan *Chunk[S], n),
@@ -189,7 +169,6 @@ func Run[S any, P Sink[S]](cfg Config, src Source, cmd Command[S]) Stats {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			debug.SetPanicOnFault(true) // a mapped file that shrank: see guard
 			handle := cmd.Worker(w)
 			for {
 				select {
@@ -200,7 +179,7 @@ func Run[S any, P Sink[S]](cfg Config, src Source, cmd Command[S]) Stats {
 					if cfg.ChunkHook != nil {
 						cfg.ChunkHook(w)
 					}
-					p.guard(c, handle)
+					p.handleChunk(c, handle)
 					p.decideChunk(c) // (closes c.done)
 					// The writer may wait for c: closing done
 					// readies it on this worker's processor, where it
@@ -217,9 +196,7 @@ func Run[S any, P Sink[S]](cfg Config, src Source, cmd Command[S]) Stats {
 			}
 		}()
 	}
-	readerDone := make(chan struct{})
 	go func() {
-		defer close(readerDone)
 		p.readAll(src)
 		close(p.work)
 		close(p.order)
@@ -240,38 +217,12 @@ func Run[S any, P Sink[S]](cfg Config, src Source, cmd Command[S]) Stats {
 		if !quit && c.lb != nil {
 			p.host.Progress(0, int64(c.lb.lines))
 		}
-		p.dropWritten(c)
-		p.release(c)
 		p.free <- c
 	}
 	wg.Wait()
-	if quit {
-		// The workers have stopped. A reader in a mapped input stops at
-		// once; one that waits in a read (tail -f) may never return, and
-		// is left. The mappings of inputs read to the end are released,
-		// unwritten.
-		if p.inMapped.Load() {
-			<-readerDone
-		}
-		for done := false; !done; {
-			select {
-			case c, ok := <-p.order:
-				if done = !ok; ok {
-					p.release(c)
-				}
-			default:
-				done = true
-			}
-		}
-	}
-	select {
-	case <-readerDone:
-		if p.mapped != nil { // the run stopped before the release was sent
-			unmapFile(p.mapped)
-		}
-	default:
-	}
-	return Stats{Bytes: p.readBytes.Load(), Mapped: p.nMapped.Load(), DecidedByWorkers: p.byWorkers.Load(), DecidedByWriter: p.byWriter.Load()}
+	// A reader that quits leaves what it sent unwritten; one that waits in
+	// a read (tail -f) may never return, and is left.
+	return Stats{Bytes: p.readBytes.Load(), DecidedByWorkers: p.byWorkers.Load(), DecidedByWriter: p.byWriter.Load()}
 }
 
 // noHost is the Host of a Command that is none.
@@ -281,15 +232,6 @@ func (noHost) Progress(int64, int64) {}
 func (noHost) Idle() bool            { return false }
 func (noHost) Wait(block func())     { block() }
 func (noHost) Stopped() bool         { return false }
-
-// release unmaps the input c ends, if it does (see Chunk.release).
-func (p *pipe[S, P]) release(c *Chunk[S]) {
-	if c.release != nil {
-		c.release()
-		c.release = nil
-		p.dropMap = nil // a later mapping may take the same address
-	}
-}
 
 // count sets c's line numbers: its own lines counted, the lines before it
 // from the chunk before (waiting for that chunk's count, which its worker,
@@ -310,29 +252,9 @@ func count[S any](c *Chunk[S]) {
 	close(lb.done)
 }
 
-// shrankMsg is the error of a mapped file cut short under the run.
-const shrankMsg = ": the file changed while it was read (it is mapped, and shrank)"
-
-// guard counts c's lines and runs handle on it (a big chunk once the
-// writer has come to it), and turns a fault reading a mapped input (the
-// file shrank after it was mapped: SIGBUS, which SetPanicOnFault makes a
-// panic) into an input error.
-func (p *pipe[S, P]) guard(c *Chunk[S], handle func(*Chunk[S])) {
-	defer func() {
-		if r := recover(); r != nil {
-			if !mappedFault(r, c.mapped) {
-				panic(r)
-			}
-			if c.lb != nil {
-				select {
-				case <-c.lb.done:
-				default:
-					close(c.lb.done) // the next chunk's lines are off; it faults too
-				}
-			}
-			p.cmd.InputError(&c.K, c.Name+shrankMsg, false)
-		}
-	}()
+// handleChunk counts c's lines and runs handle on it (a big chunk once
+// the writer has come to it).
+func (p *pipe[S, P]) handleChunk(c *Chunk[S], handle func(*Chunk[S])) {
 	if c.lb != nil {
 		count(c)
 	}
@@ -347,12 +269,6 @@ func (p *pipe[S, P]) guard(c *Chunk[S], handle func(*Chunk[S])) {
 	}
 	p.useBig(c)
 	handle(c)
-	if c.mapped != nil {
-		// Its pages are not read again (the writer drops them only
-		// every dropEvery bytes).
-		start := int(uintptr(unsafe.Pointer(unsafe.SliceData(c.Data))) - uintptr(unsafe.Pointer(unsafe.SliceData(c.mapped))))
-		dropPages(c.mapped, start, start+len(c.Data))
-	}
 }
 
 // A big chunk holds a line longer than a chunk (bigChunk bytes or more).
