@@ -43,13 +43,6 @@ func Main(s Stores) int {
 	return e.run(os.Args[1:])
 }
 
-// Exit codes.
-const (
-	exitOK      = 0 // every input line was valid
-	exitInvalid = 1 // some input line was invalid
-	exitUsage   = 2 // usage or I/O error
-)
-
 // A command is one subcommand. Adding a subcommand is one setup function
 // and one entry in commands.
 type command struct {
@@ -237,44 +230,6 @@ func (e *env) help(args []string) int {
 	commandUsage(e.out, c)
 	return exitOK
 }
-
-// exitError is an error that ends a command, with the exit status it
-// carries: a usage error (exitUsage) is followed by the usage line of its
-// command.
-type exitError struct {
-	code int
-	msg  string   // the message, after "uriscan: "
-	cmd  *command // the command a usage error concerns, or nil
-}
-
-func (x *exitError) Error() string { return x.msg }
-
-// usageErr is a usage error (exit 2) about command c (nil: none).
-func usageErr(msg string, c *command) error {
-	return &exitError{code: exitUsage, msg: msg, cmd: c}
-}
-
-// fail reports err on standard error and returns its exit status (an
-// error that carries none is exitUsage: an I/O error).
-func (e *env) fail(err error) int {
-	x, ok := err.(*exitError)
-	if !ok {
-		x = &exitError{code: exitUsage, msg: err.Error()}
-	}
-	e.errw.WriteString("uriscan: " + x.msg + "\n")
-	if x.code == exitUsage {
-		if c := x.cmd; c != nil {
-			fmt.Fprintf(e.errw, "usage: uriscan %s %s\nRun 'uriscan help %s' for details.\n", c.name, c.synopsis, c.name)
-		} else if ok {
-			e.errw.WriteString("Run 'uriscan help' for usage.\n")
-		}
-	}
-	return x.code
-}
-
-// usageError reports a usage error about c (nil: none) and returns
-// exitUsage.
-func (e *env) usageError(msg string, c *command) int { return e.fail(usageErr(msg, c)) }
 
 // versionLine says which uriscan this is: the module version (or the VCS
 // revision of a build from a clone), the Go version and the kernel.
