@@ -85,7 +85,3 @@ func (e *env) fail(err error) int {
 	}
 	return x.code
 }
-
-// usageError reports a usage error about c (nil: none) and returns
-// exitUsage.
-func (e *env) usageError(msg string, c *command) int { return e.fail(usageErr(msg, c)) }
