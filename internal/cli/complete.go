@@ -131,20 +131,20 @@ func isHelpArg(args []string) bool {
 }
 
 // completion writes the completion script for shell ("bash" or "zsh").
-func (e *env) completion(args []string) int {
+func (e *env) completion(args []string) error {
 	if isHelpArg(args) {
 		e.out.WriteString(helpTopics["completion"])
-		return exitOK
+		return nil
 	}
 	if len(args) != 1 || (args[0] != "bash" && args[0] != "zsh") {
-		return e.usageError(`completion takes one shell, bash or zsh: eval "$(uriscan completion bash)"`, nil)
+		return usageErr(`completion takes one shell, bash or zsh: eval "$(uriscan completion bash)"`, nil)
 	}
 	if args[0] == "bash" {
 		writeBashCompletion(e.out)
 	} else {
 		writeZshCompletion(e.out)
 	}
-	return exitOK
+	return nil
 }
 
 func writeBashCompletion(w *bufio.Writer) {
@@ -282,13 +282,13 @@ func roff(text string) string {
 
 // man writes uriscan(1): the general help, each command's synopsis, text,
 // flags and example, from the texts "uriscan help" prints.
-func (e *env) man(args []string) int {
+func (e *env) man(args []string) error {
 	if isHelpArg(args) {
 		e.out.WriteString(helpTopics["man"])
-		return exitOK
+		return nil
 	}
 	if len(args) != 0 {
-		return e.usageError("man takes no argument: uriscan man > uriscan.1; man -l uriscan.1", nil)
+		return usageErr("man takes no argument: uriscan man > uriscan.1; man -l uriscan.1", nil)
 	}
 	w := e.out
 	var main strings.Builder
@@ -318,5 +318,5 @@ func (e *env) man(args []string) int {
 	}
 	w.WriteString(".SH \"EXIT STATUS\"\n0 if every line is valid (or with \\-\\-allow\\-invalid), 1 if some line is invalid, 2 on a usage or I/O error, 130 / 143 when stopped by SIGINT / SIGTERM.\n")
 	w.WriteString(".SH \"SEE ALSO\"\nuriscan help get (the \\-\\-get template syntax); docs/output.md in the source (every JSON record's keys).\n")
-	return exitOK
+	return nil
 }

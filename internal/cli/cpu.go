@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
@@ -28,11 +29,10 @@ purego build tag builds without assembly.`,
 }
 
 // setupCPU: "uriscan cpu" reports the CPU and the kernel uriscan chose.
-func setupCPU(fs *flagSet) func(*env, []string) int {
-	return func(e *env, args []string) int {
+func setupCPU(fs *flagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
 		if len(args) > 0 {
-			e.errw.WriteString("uriscan: cpu takes no arguments\n")
-			return exitUsage
+			return errors.New("cpu takes no arguments")
 		}
 		w := e.out
 		line := func(k, v string) {
@@ -53,7 +53,7 @@ func setupCPU(fs *flagSet) func(*env, []string) int {
 		line("batch", uriscan.BatchPath())
 		line("hints", normalize.HintsPath())
 		line("hash", urikey.HashPath())
-		return exitOK
+		return nil
 	}
 }
 

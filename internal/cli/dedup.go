@@ -74,7 +74,7 @@ const defaultDedupBatch = 1024
 // standard output at least once. The command reads the inputs, keys each
 // line (urikey.Hasher) and reports; the store is opened as a Go
 // program would open it (urikey.Hasher.Params).
-func setupDedup(fs *flagSet) func(*env, []string) int {
+func setupDedup(fs *flagSet) func(*env, []string) error {
 	store := fs.String("store", "memory", "where the seen-set lives: `memory`, disk:DIR (a key log), pebble:DIR (Pebble, for sets larger than memory, in a uriscan built with -tags pebble, which also opens an earlier version's Pebble set under disk:DIR; without it both are refused), redis://[USER:PASS@]HOST[:PORT][/DB] (rediss:// for TLS), redis://HOST:PORT,HOST:PORT... or redis+cluster://... for a Redis Cluster")
 	prefix := fs.String("store-prefix", "", "`prefix` of the Redis keys of the set (default "+redisurl.DefaultPrefix+")")
 	passFile := fs.String("redis-password-file", "", "read the password of a Redis --store whose URL has none from the first line of `FILE` (its line end trimmed), not from the command line, which every user of the machine can see; without it, $"+envRedisPassword+" holds it. A password in the URL wins over both, the file over the variable")
@@ -95,38 +95,38 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 	workers := fs.addWorkers("; 1: one goroutine reads, keys and decides each line in turn; more: the workers parse, normalize and hash, and one goroutine decides the records in input order")
 	batch := fs.Int("batch", defaultDedupBatch, "at most this many valid `lines` are decided (and committed to the store) at once; a batch also ends at each input's end, before each read that may block (with more workers than one: when the one that decides waits for input), and when it holds 1 MiB of text. Larger batches pay fewer syncs with --output (8192: about 2x the throughput)")
 	fs.shared.verifyInput = fs.Bool("verify-input", true, "read each gzip, zstd or bzip2 input to its end first (every member's CRC-32 and length, every frame's and block's checksum) and take none of its lines if it is corrupt or cut short (exit 2), so that no line of a damaged archive is written or recorded in the store; a compressed stream on standard input is copied to a temporary file in $TMPDIR for it. It decompresses twice (gzip with the memory store: 0.65x the speed; see docs/dedup.md). --verify-input=false takes the lines before the damage, then reports the error") // (dispatch sets e.verifyInput)
-	return func(e *env, files []string) int {
+	return func(e *env, files []string) error {
 		lv, cfg, msg := nf.config(fs, "dedup")
 		if msg != "" {
-			return e.usageError(msg, e.cmd)
+			return usageErr(msg, e.cmd)
 		}
 		if *batch < 1 {
-			return e.usageError("dedup: --batch must be at least 1", e.cmd)
+			return usageErr("dedup: --batch must be at least 1", e.cmd)
 		}
 		shown := redisurl.Redact(*store)
 		persistent := *store != "memory"
 		if persistent && *keyFile == "" {
-			return e.usageError("dedup: --store "+shown+" needs --key-file: a store kept across runs only matches the hash key it was made with (make one with: head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > key.hex)", e.cmd)
+			return usageErr("dedup: --store "+shown+" needs --key-file: a store kept across runs only matches the hash key it was made with (make one with: head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > key.hex)", e.cmd)
 		}
 		if *passFile != "" && !isRedisURL(*store) {
-			return e.usageError("dedup: --redis-password-file is for a Redis --store (redis://, rediss://, redis+cluster://)", e.cmd)
+			return usageErr("dedup: --redis-password-file is for a Redis --store (redis://, rediss://, redis+cluster://)", e.cmd)
 		}
 		ckptName := *ckptFlag
 		if ckptName == "" && *output != "" {
 			ckptName = *output + ".checkpoint"
 		}
 		if *resume && ckptName == "" {
-			return e.usageError("dedup: --resume needs --output or --checkpoint (where the progress is recorded)", e.cmd)
+			return usageErr("dedup: --resume needs --output or --checkpoint (where the progress is recorded)", e.cmd)
 		}
 		if ckptName != "" && *output == "" && !persistent {
-			return e.usageError("dedup: --checkpoint to standard output needs a disk or Redis store: a memory set is gone after the process", e.cmd)
+			return usageErr("dedup: --checkpoint to standard output needs a disk or Redis store: a memory set is gone after the process", e.cmd)
 		}
 		// The keys are of the forms as shown, passwords redacted unless
 		// --show-passwords (urikey.Hasher's rule, which the store
 		// records: a store made the other way is refused, not mixed).
-		h, code := e.keyHasher(*keyFile, lv, cfg)
-		if h == nil {
-			return code
+		h, err := e.keyHasher(*keyFile, lv, cfg)
+		if err != nil {
+			return err
 		}
 		if len(files) == 0 {
 			files = []string{"-"}
@@ -136,44 +136,41 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 		// set's key is random; its checkpoint records the settings.
 		params := h.Settings()
 		if persistent {
-			var err error
 			if params, err = h.Params(); err != nil {
-				e.ioError("dedup: " + err.Error())
-				e.flush()
-				return exitUsage
+				return errors.New("dedup: " + err.Error())
 			}
 		}
 		d := &deduper{e: e, h: h, start: time.Now()}
 		d.summaryFile = *summary
 		d.kt = keyer{redacts: e.rep.redacts(), repair: *repair, raw: lv.Raw()}
 		if d.kt.raw && (*repair || *extract) {
-			return e.usageError("dedup: --level "+lv.String()+" reads every line as its owner does: --repair and --extract do not apply", e.cmd)
+			return usageErr("dedup: --level "+lv.String()+" reads every line as its owner does: --repair and --extract do not apply", e.cmd)
 		}
 		if *repair && *extract {
-			return e.usageError("dedup: --repair and --extract do not go together (extract takes only valid URIs)", e.cmd)
+			return usageErr("dedup: --repair and --extract do not go together (extract takes only valid URIs)", e.cmd)
 		}
-		tmpl, code, ok := get.compile(e, "dedup", fs, *scope != "")
-		if !ok {
-			return code
+		tmpl, err := get.compile(e, "dedup", fs, *scope != "")
+		if err != nil {
+			return err
 		}
 		if tmpl != nil {
 			switch {
 			case d.kt.raw:
-				return e.usageError("dedup: --get takes URIs apart; --level "+lv.String()+" reads lines as its owner does", e.cmd)
+				return usageErr("dedup: --get takes URIs apart; --level "+lv.String()+" reads lines as its owner does", e.cmd)
 			case *rebuild:
-				return e.usageError("dedup: --rebuild adds back the keys of --output's lines: with --get they are templates, not URIs", e.cmd)
+				return usageErr("dedup: --rebuild adds back the keys of --output's lines: with --get they are templates, not URIs", e.cmd)
 			case !persistent && ckptName != "":
-				return e.usageError("dedup: a resume refills a memory set from --output's lines: with --get they are templates, not URIs (use a disk or Redis store)", e.cmd)
+				return usageErr("dedup: a resume refills a memory set from --output's lines: with --get they are templates, not URIs (use a disk or Redis store)", e.cmd)
 			}
 			d.kt.get = tmpl
 		}
 		if *scope != "" {
 			if d.kt.raw {
-				return e.usageError("dedup: --scope takes URIs apart; --level "+lv.String()+" reads lines as its owner does", e.cmd)
+				return usageErr("dedup: --scope takes URIs apart; --level "+lv.String()+" reads lines as its owner does", e.cmd)
 			}
 			set, msg := parseScope(*scope, e.stores.NewSplit(*privateSuffixes))
 			if msg != "" {
-				return e.usageError("dedup: --scope: "+msg, e.cmd)
+				return usageErr("dedup: --scope: "+msg, e.cmd)
 			}
 			d.kt.scope, d.kt.private = set, *privateSuffixes
 		}
@@ -200,20 +197,20 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 		}
 		e.textLines = *extract
 		if *extract {
-			x, lm, code, ok := xo.build(e, "text", nil, false)
-			if !ok {
-				return code
+			x, lm, err := xo.build(e, "text", nil, false)
+			if err != nil {
+				return err
 			}
 			d.kt.x, d.kt.lm = x, lm
 			run["extract"] = xo.describe(x)
 		} else if xo.set(fs) {
-			return e.usageError("dedup: --schemes, --any-scheme, --min-scheme, --log, --field, --base, --host-field, --columns and --delimiter go with --extract", e.cmd)
+			return usageErr("dedup: --schemes, --any-scheme, --min-scheme, --log, --field, --base, --host-field, --columns and --delimiter go with --extract", e.cmd)
 		}
 		if *rebuild && !persistent {
-			return e.usageError("dedup: --rebuild is for a disk or Redis store (a memory set is rebuilt from --output anyway)", e.cmd)
+			return usageErr("dedup: --rebuild is for a disk or Redis store (a memory set is rebuilt from --output anyway)", e.cmd)
 		}
 		if *rewind && !strings.HasPrefix(*store, "disk:") {
-			return e.usageError("dedup: --rewind-store cuts back a disk: store (a key log); --store "+shown+" cannot be cut back (see docs/dedup.md, \"Backups\")", e.cmd)
+			return usageErr("dedup: --rewind-store cuts back a disk: store (a key log); --store "+shown+" cannot be cut back (see docs/dedup.md, \"Backups\")", e.cmd)
 		}
 		resuming := false
 		var stamp *seen.Stamp
@@ -225,9 +222,7 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 				// A checkpoint that cannot be read stops the run before the
 				// store is opened (or made) and the output touched.
 				if stamp, err = frontier.LastStamp(ckptName); err != nil {
-					e.ioError("dedup: " + err.Error())
-					e.flush()
-					return exitUsage
+					return errors.New("dedup: " + err.Error())
 				}
 			}
 		}
@@ -238,18 +233,14 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 			}
 			pw, perr := redisPassword(*passFile, os.Getenv)
 			if perr != nil {
-				e.ioError("dedup: " + perr.Error())
-				e.flush()
-				return exitUsage
+				return errors.New("dedup: " + perr.Error())
 			}
 			so.Password = pw
 		}
 		set, err := e.stores.open(*store, *prefix, params, so)
 		if err != nil {
 			// The store's errors name it (password redacted).
-			e.ioError("dedup: " + storeMessage(err, shown) + e.stores.advice(err, *output, resuming))
-			e.flush()
-			return exitUsage
+			return errors.New("dedup: " + storeMessage(err, shown) + e.stores.advice(err, *output, resuming))
 		}
 		d.set = set
 		// With workers and a set in memory, the workers decide their
@@ -282,9 +273,7 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 			case errors.Is(err, frontier.ErrStoreAhead):
 				msg += "\nuriscan: dedup: " + aheadAdvice(*store, *output, ckptName, isRewinder(set))
 			}
-			e.ioError(msg)
-			e.flush()
-			return exitUsage
+			return errors.New(msg)
 		}
 		d.ckptName, d.output, d.inputs = ckptName, *output, files
 		d.decidedLen.Store(set.Len()) // (refilled from --output on resume)
@@ -317,6 +306,7 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 		e.taker = d
 		d.kt.sums = d.log.Sums()
 		newFn := func() lineFn { return d.newKeyer().line }
+		var code int
 		if *workers == 1 {
 			code = e.streamLines(files, newFn)
 		} else {
@@ -327,7 +317,7 @@ func setupDedup(fs *flagSet) func(*env, []string) int {
 		if d.log.Err() != nil || d.closeErr != nil || e.ioFail {
 			code = exitUsage // (e.ioFail: also a --summary that could not be written)
 		}
-		return code
+		return statusErr(code)
 	}
 }
 

@@ -112,9 +112,9 @@ func (o *extractOpts) set(fs *flagSet) bool {
 }
 
 // build checks o and returns the extractor and, with --log, the log mode
-// (format, get and rejects as extract's); false (with the exit status)
-// when the options are wrong.
-func (o *extractOpts) build(e *env, format string, get *getfmt.Format, rejects bool) (*uriscan.Extractor, *logMode, int, bool) {
+// (format, get and rejects as extract's), or a usage error when the
+// options are wrong.
+func (o *extractOpts) build(e *env, format string, get *getfmt.Format, rejects bool) (*uriscan.Extractor, *logMode, error) {
 	x := &uriscan.Extractor{AnyScheme: *o.anyScheme, MinSchemeLen: *o.minScheme, Rejects: rejects}
 	if !*o.anyScheme {
 		for _, s := range strings.Split(*o.schemes, ",") {
@@ -123,46 +123,46 @@ func (o *extractOpts) build(e *env, format string, get *getfmt.Format, rejects b
 			}
 		}
 		if len(x.Schemes) == 0 {
-			return nil, nil, e.usageError(e.cmd.name+": --schemes names no scheme", e.cmd), false
+			return nil, nil, usageErr(e.cmd.name+": --schemes names no scheme", e.cmd)
 		}
 	}
 	if *o.logFormat == "" {
 		if len(o.fields) > 0 || *o.base != "" || *o.columns != "" || *o.delimiter != "" || *o.hostField != "" {
-			return nil, nil, e.usageError(e.cmd.name+": --field, --base, --host-field, --columns and --delimiter go with --log", e.cmd), false
+			return nil, nil, usageErr(e.cmd.name+": --field, --base, --host-field, --columns and --delimiter go with --log", e.cmd)
 		}
-		return x, nil, 0, true
+		return x, nil, nil
 	}
 	lm := &logMode{kind: *o.logFormat, paths: o.fields, columns: *o.columns, delimiter: *o.delimiter, format: format, x: x, get: get, hostPath: *o.hostField}
-	if code, ok := lm.check(e, *o.base); !ok {
-		return nil, nil, code, false
+	if err := lm.check(e, *o.base); err != nil {
+		return nil, nil, err
 	}
-	return x, lm, 0, true
+	return x, lm, nil
 }
 
 // setupExtract: "uriscan extract" writes the URIs found in free text.
-func setupExtract(fs *flagSet) func(*env, []string) int {
+func setupExtract(fs *flagSet) func(*env, []string) error {
 	format := fs.String("format", "text", "`text` (each URI's bytes, one per line), jsonl or tsv (line, offset in the line, URI; the file first when the run reads several inputs)")
 	opts := addExtractFlags(fs, "")
 	workers := fs.addWorkers("")
 	get := addGetFlags(fs, "each URI found (a base-resolved one as resolved)")
 	rejects := fs.Bool("rejects", false, "also report the candidates that are no URI (jsonl: \"valid\":false; text and tsv: on standard error)")
 	summary := fs.String("summary", "", "write a summary (inputs, bytes, URIs, rejections, invalid log lines) to `FILE` as one JSON object; with --errors jsonl it is also the last line on standard error")
-	return func(e *env, files []string) (code int) {
+	return func(e *env, files []string) (err error) {
 		switch *format {
 		case "text", "jsonl", "tsv":
 		default:
-			return e.usageError("extract: --format must be text, jsonl or tsv, not "+strconv.Quote(*format), e.cmd)
+			return usageErr("extract: --format must be text, jsonl or tsv, not "+strconv.Quote(*format), e.cmd)
 		}
-		tmpl, code, ok := get.compile(e, "extract", fs, false)
-		if !ok {
-			return code
+		tmpl, err := get.compile(e, "extract", fs, false)
+		if err != nil {
+			return err
 		}
 		if tmpl != nil && *format != "text" {
-			return e.usageError("extract: --get writes its own lines: it goes with --format text", e.cmd)
+			return usageErr("extract: --get writes its own lines: it goes with --format text", e.cmd)
 		}
-		x, lm, code, ok := opts.build(e, *format, tmpl, *rejects)
-		if !ok {
-			return code
+		x, lm, err := opts.build(e, *format, tmpl, *rejects)
+		if err != nil {
+			return err
 		}
 		defer func() {
 			if *summary == "" && !e.rep.jsonl {
@@ -170,18 +170,18 @@ func setupExtract(fs *flagSet) func(*env, []string) int {
 			}
 			sum := extractSummary{Command: "extract", Inputs: max(len(files), 1), Bytes: e.counts.bytes, URIs: e.counts.uris, Rejected: e.counts.rejected, InvalidLines: e.rep.invalid}
 			if e.finalLine = e.writeSummary(*summary, sum, ""); e.ioFail {
-				code = exitUsage // the summary could not be written
+				err = errReported // the summary could not be written
 			}
 		}()
 		if lm != nil {
-			return e.parallel(files, max(*workers, 1), false, lm.worker, lm.longLine)
+			return statusErr(e.parallel(files, max(*workers, 1), false, lm.worker, lm.longLine))
 		}
 		if *rejects {
 			e.longRun = func(k *sink, name string, m uriscan.Match, lineStart int64, head []byte) {
 				writeMatch(k, name, *format, "", nil, m, lineStart, head, longRunReason)
 			}
 		}
-		return e.parallel(files, max(*workers, 1), true, func(p *pipeline) func(*chunk) {
+		return statusErr(e.parallel(files, max(*workers, 1), true, func(p *pipeline) func(*chunk) {
 			x := &uriscan.Extractor{Schemes: x.Schemes, AnyScheme: x.AnyScheme, MinSchemeLen: x.MinSchemeLen, Rejects: x.Rejects}
 			var ms []uriscan.Match
 			get := tmpl
@@ -204,7 +204,7 @@ func setupExtract(fs *flagSet) func(*env, []string) int {
 					emitMatch(p, c, *format, "", get, m, lineStart, text)
 				}
 			}
-		}, nil)
+		}, nil))
 	}
 }
 

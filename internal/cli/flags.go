@@ -50,7 +50,7 @@ type sharedFlags struct {
 
 // newFlagSet defines c's flags: the shared ones c.takes, then c's own (its
 // setup, which returns the function that runs it).
-func newFlagSet(c *command) (*flagSet, func(*env, []string) int) {
+func newFlagSet(c *command) (*flagSet, func(*env, []string) error) {
 	fs := &flagSet{FlagSet: flag.NewFlagSet("uriscan "+c.name, flag.ContinueOnError)}
 	fs.SetOutput(io.Discard) // errors and help are printed by dispatch
 	fs.Usage = func() {}

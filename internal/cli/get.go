@@ -22,20 +22,20 @@ func addGetFlags(fs *flagSet, what string) getFlags {
 	}
 }
 
-// compile returns the --get template (nil when there is none), or the
-// usage error's exit status.
+// compile returns the --get template (nil when there is none), or a
+// usage error.
 // domains says whether another flag of the command splits hosts (then
 // --private-suffixes goes with it too).
-func (g getFlags) compile(e *env, cmd string, fs *flagSet, domains bool) (*getfmt.Format, int, bool) {
+func (g getFlags) compile(e *env, cmd string, fs *flagSet, domains bool) (*getfmt.Format, error) {
 	if !fs.given("get") {
 		if *g.private && !domains {
 			what := map[string]string{"split": "--get or --domains", "dedup": "--get or --scope"}[cmd]
 			if what == "" {
 				what = "--get"
 			}
-			return nil, e.usageError(cmd+": --private-suffixes goes with "+what, e.cmd), false
+			return nil, usageErr(cmd+": --private-suffixes goes with "+what, e.cmd)
 		}
-		return nil, 0, true
+		return nil, nil
 	}
 	newSplit := func() getfmt.SplitFunc { return e.stores.NewSplit(*g.private) }
 	f, err := getfmt.Compile(*g.spec, newSplit)
@@ -45,9 +45,9 @@ func (g getFlags) compile(e *env, cmd string, fs *flagSet, domains bool) (*getfm
 		if errors.As(err, &se) {
 			msg = "--get: " + se.Msg + " at offset " + strconv.Itoa(se.Offset) + " of " + strconv.Quote(se.Format)
 		}
-		return nil, e.usageError(cmd+": "+msg, e.cmd), false
+		return nil, usageErr(cmd+": "+msg, e.cmd)
 	}
-	return f, 0, true
+	return f, nil
 }
 
 // appendGet appends f's text for u; with redact, a password in u is

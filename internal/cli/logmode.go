@@ -44,42 +44,41 @@ type logMode struct {
 	get       *getfmt.Format // --get, or nil
 }
 
-// check validates the flags; false (with the exit status) when they are
-// wrong.
-func (lm *logMode) check(e *env, base string) (int, bool) {
+// check validates the flags: a usage error when they are wrong.
+func (lm *logMode) check(e *env, base string) error {
 	if lm.kind != "columns" && (lm.columns != "" || lm.delimiter != "") {
-		return e.usageError(e.cmd.name+": --columns and --delimiter go with --log columns", e.cmd), false
+		return usageErr(e.cmd.name+": --columns and --delimiter go with --log columns", e.cmd)
 	}
 	if lm.kind != "jsonl" && lm.hostPath != "" {
-		return e.usageError(e.cmd.name+": --host-field goes with --log jsonl", e.cmd), false
+		return usageErr(e.cmd.name+": --host-field goes with --log jsonl", e.cmd)
 	}
 	switch lm.kind {
 	case "combined":
 		if len(lm.paths) > 0 {
-			return e.usageError(e.cmd.name+": --field goes with --log jsonl", e.cmd), false
+			return usageErr(e.cmd.name+": --field goes with --log jsonl", e.cmd)
 		}
 	case "columns":
 		if len(lm.paths) > 0 || base != "" {
-			return e.usageError(e.cmd.name+": --field and --base do not go with --log columns (--columns LIST picks the columns)", e.cmd), false
+			return usageErr(e.cmd.name+": --field and --base do not go with --log columns (--columns LIST picks the columns)", e.cmd)
 		}
 		if lm.columns == "" {
-			return e.usageError(e.cmd.name+": --log columns needs --columns LIST", e.cmd), false
+			return usageErr(e.cmd.name+": --log columns needs --columns LIST", e.cmd)
 		}
 		sep, ok := delimiterByte(lm.delimiter)
 		if !ok {
-			return e.usageError(e.cmd.name+": --delimiter must be one byte other than a newline, or \\t for a tab, not "+strconv.Quote(lm.delimiter), e.cmd), false
+			return usageErr(e.cmd.name+": --delimiter must be one byte other than a newline, or \\t for a tab, not "+strconv.Quote(lm.delimiter), e.cmd)
 		}
 		c, err := logformat.ParseColumns(sep, lm.columns)
 		if err != nil {
-			return e.usageError(e.cmd.name+": --columns: "+err.Error(), e.cmd), false
+			return usageErr(e.cmd.name+": --columns: "+err.Error(), e.cmd)
 		}
 		lm.cols = c
 	case "jsonl":
 		if len(lm.paths) == 0 {
-			return e.usageError(e.cmd.name+": --log jsonl needs --field PATH", e.cmd), false
+			return usageErr(e.cmd.name+": --log jsonl needs --field PATH", e.cmd)
 		}
 		if lm.hostPath != "" && base == "" {
-			return e.usageError(e.cmd.name+": --host-field needs --base (its scheme; the host comes from the field)", e.cmd), false
+			return usageErr(e.cmd.name+": --host-field needs --base (its scheme; the host comes from the field)", e.cmd)
 		}
 		paths := lm.paths
 		if lm.hostPath != "" {
@@ -87,20 +86,20 @@ func (lm *logMode) check(e *env, base string) (int, bool) {
 		}
 		for _, p := range paths {
 			if _, _, err := logformat.JSONField(nil, nil, []byte("{}"), p); err != nil {
-				return e.usageError(e.cmd.name+": --field "+strconv.Quote(p)+": "+err.Error(), e.cmd), false
+				return usageErr(e.cmd.name+": --field "+strconv.Quote(p)+": "+err.Error(), e.cmd)
 			}
 		}
 	default:
-		return e.usageError(e.cmd.name+": --log must be combined, jsonl or columns, not "+strconv.Quote(lm.kind), e.cmd), false
+		return usageErr(e.cmd.name+": --log must be combined, jsonl or columns, not "+strconv.Quote(lm.kind), e.cmd)
 	}
 	if base != "" {
 		b, err := uriscan.ParseString(base)
 		if err != nil || !b.IsAbsolute() {
-			return e.usageError(e.cmd.name+": --base "+strconv.Quote(shownArg(base, e.rep.redacts()))+" is not an absolute URI", e.cmd), false
+			return usageErr(e.cmd.name+": --base "+strconv.Quote(shownArg(base, e.rep.redacts()))+" is not an absolute URI", e.cmd)
 		}
 		lm.base = &b
 	}
-	return 0, true
+	return nil
 }
 
 // longLine makes the handler of a line over --max-line (the reader's own

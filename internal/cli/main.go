@@ -43,13 +43,6 @@ func Main(s Stores) int {
 	return e.run(os.Args[1:])
 }
 
-// Exit codes.
-const (
-	exitOK      = 0 // every input line was valid
-	exitInvalid = 1 // some input line was invalid
-	exitUsage   = 2 // usage or I/O error
-)
-
 // A command is one subcommand. Adding a subcommand is one setup function
 // and one entry in commands.
 type command struct {
@@ -59,8 +52,9 @@ type command struct {
 	doc      string // a paragraph, for "uriscan help NAME"
 	example  string // one shell command line
 	// setup defines the command's flags on fs and returns the function that
-	// runs it on the positional arguments (the input files) once fs is parsed.
-	setup func(fs *flagSet) func(e *env, files []string) int
+	// runs it on the positional arguments (the input files) once fs is
+	// parsed: its error carries the exit status (see fail), nil is exitOK.
+	setup func(fs *flagSet) func(e *env, files []string) error
 	// takes says which shared flags the command has (see flagSet).
 	takes takes
 }
@@ -82,7 +76,7 @@ func (e *env) run(args []string) int {
 		e.done = true
 		e.mu.Unlock()
 	}()
-	code := e.dispatch(args)
+	code := e.fail(e.dispatch(args))
 	e.prog.finish()
 	if err := e.out.Flush(); err != nil && code != exitUsage {
 		e.errw.WriteString("uriscan: writing output: " + err.Error() + "\n")
@@ -105,18 +99,20 @@ func (e *env) run(args []string) int {
 	return code
 }
 
-func (e *env) dispatch(args []string) int {
+// dispatch runs the command args give; run reports the error it returns
+// (see fail).
+func (e *env) dispatch(args []string) error {
 	if len(args) == 0 {
 		mainUsage(e.errw)
-		return exitUsage
+		return errReported
 	}
 	switch name := args[0]; name {
 	case "-h", "-help", "--help":
 		mainUsage(e.out)
-		return exitOK
+		return nil
 	case "--version", "-version", "version":
 		e.out.WriteString(versionLine() + "\n")
-		return exitOK
+		return nil
 	case "help":
 		return e.help(args[1:])
 	case "completion":
@@ -127,24 +123,24 @@ func (e *env) dispatch(args []string) int {
 		c := lookup(name)
 		if c == nil {
 			if strings.HasPrefix(name, "-") {
-				return e.usageError(fmt.Sprintf("unknown flag %s (flags go after the command)", name), nil)
+				return usageErr(fmt.Sprintf("unknown flag %s (flags go after the command)", name), nil)
 			}
-			return e.usageError(fmt.Sprintf("unknown command %q", name), nil)
+			return usageErr(fmt.Sprintf("unknown command %q", name), nil)
 		}
 		e.cmd = c
 		fs, runCmd := newFlagSet(c)
 		files, err := parseInterspersed(fs.FlagSet, args[1:])
 		if errors.Is(err, flag.ErrHelp) {
 			commandUsage(e.out, c)
-			return exitOK
+			return nil
 		}
 		if err != nil {
-			return e.usageError(c.name+": "+flagError(err, fs.FlagSet, args[1:]), c)
+			return usageErr(c.name+": "+flagError(err, fs.FlagSet, args[1:]), c)
 		}
 		e.rep.withFile, e.rep.cmd = len(files) > 1, c.name
 		files, err = e.applyShared(c, &fs.shared, files)
 		if err != nil {
-			return e.fail(err)
+			return err
 		}
 		return runCmd(e, files)
 	}
@@ -215,66 +211,28 @@ func (e *env) applyShared(c *command, o *sharedFlags, files []string) ([]string,
 	return files, nil
 }
 
-func (e *env) help(args []string) int {
+func (e *env) help(args []string) error {
 	switch {
 	case len(args) == 0:
 		mainUsage(e.out)
-		return exitOK
+		return nil
 	case len(args) > 1:
-		return e.usageError("help takes at most one command name", nil)
+		return usageErr("help takes at most one command name", nil)
 	case args[0] == "help":
 		mainUsage(e.out)
-		return exitOK
+		return nil
 	}
 	if t, ok := helpTopics[args[0]]; ok {
 		e.out.WriteString(t)
-		return exitOK
+		return nil
 	}
 	c := lookup(args[0])
 	if c == nil {
-		return e.usageError(fmt.Sprintf("help: unknown command or topic %q (topics: %s)", args[0], strings.Join(topicNames(), ", ")), nil)
+		return usageErr(fmt.Sprintf("help: unknown command or topic %q (topics: %s)", args[0], strings.Join(topicNames(), ", ")), nil)
 	}
 	commandUsage(e.out, c)
-	return exitOK
+	return nil
 }
-
-// exitError is an error that ends a command, with the exit status it
-// carries: a usage error (exitUsage) is followed by the usage line of its
-// command.
-type exitError struct {
-	code int
-	msg  string   // the message, after "uriscan: "
-	cmd  *command // the command a usage error concerns, or nil
-}
-
-func (x *exitError) Error() string { return x.msg }
-
-// usageErr is a usage error (exit 2) about command c (nil: none).
-func usageErr(msg string, c *command) error {
-	return &exitError{code: exitUsage, msg: msg, cmd: c}
-}
-
-// fail reports err on standard error and returns its exit status (an
-// error that carries none is exitUsage: an I/O error).
-func (e *env) fail(err error) int {
-	x, ok := err.(*exitError)
-	if !ok {
-		x = &exitError{code: exitUsage, msg: err.Error()}
-	}
-	e.errw.WriteString("uriscan: " + x.msg + "\n")
-	if x.code == exitUsage {
-		if c := x.cmd; c != nil {
-			fmt.Fprintf(e.errw, "usage: uriscan %s %s\nRun 'uriscan help %s' for details.\n", c.name, c.synopsis, c.name)
-		} else if ok {
-			e.errw.WriteString("Run 'uriscan help' for usage.\n")
-		}
-	}
-	return x.code
-}
-
-// usageError reports a usage error about c (nil: none) and returns
-// exitUsage.
-func (e *env) usageError(msg string, c *command) int { return e.fail(usageErr(msg, c)) }
 
 // versionLine says which uriscan this is: the module version (or the VCS
 // revision of a build from a clone), the Go version and the kernel.

@@ -38,7 +38,7 @@ position and reason go to standard error.`,
 }
 
 // setupNormalize: "uriscan normalize" writes each line's normal form.
-func setupNormalize(fs *flagSet) func(*env, []string) int {
+func setupNormalize(fs *flagSet) func(*env, []string) error {
 	nf := addNormFlags(fs)
 	format := fs.String("format", "text", "`text` (one normal form per line), jsonl (JSON with the hash) or surt (each line's SURT key, as the Internet Archive's surt() computes it with its default canonicalization; --level does not apply)")
 	surtScheme := fs.Bool("surt-scheme", false, "with --format surt: write the scheme, \"http://(com,example,)/\" (surt's with_scheme)")
@@ -49,17 +49,17 @@ func setupNormalize(fs *flagSet) func(*env, []string) int {
 	workers := fs.addWorkers("")
 	get := addGetFlags(fs, "the normal form of each valid line (an empty line for an invalid one)")
 	repair := fs.Bool("repair", false, "percent-encode what strict RFC 3986 rejects in an invalid line, as browsers do, and normalize the result (reported on standard error)")
-	return func(e *env, files []string) int {
+	return func(e *env, files []string) error {
 		lv, cfg, msg := nf.config(fs, "normalize")
 		if msg != "" {
-			return e.usageError(msg, e.cmd)
+			return usageErr(msg, e.cmd)
 		}
-		tmpl, code, ok := get.compile(e, "normalize", fs, false)
-		if !ok {
-			return code
+		tmpl, err := get.compile(e, "normalize", fs, false)
+		if err != nil {
+			return err
 		}
 		if tmpl != nil && (fs.given("format") || lv.Raw()) {
-			return e.usageError("normalize: --get writes the parts of the RFC 3986 normal form (levels syntax, scheme, crawler), one line each: not with --format or this --level", e.cmd)
+			return usageErr("normalize: --get writes the parts of the RFC 3986 normal form (levels syntax, scheme, crawler), one line each: not with --format or this --level", e.cmd)
 		}
 		jsonl := false
 		switch *format {
@@ -69,11 +69,11 @@ func setupNormalize(fs *flagSet) func(*env, []string) int {
 		case "surt":
 			for _, f := range []string{"level", "repair", "key-file", "grammar"} {
 				if fs.given(f) {
-					return e.usageError("normalize: --format surt does its own canonicalization (surt's): --"+f+" does not apply", e.cmd)
+					return usageErr("normalize: --format surt does its own canonicalization (surt's): --"+f+" does not apply", e.cmd)
 				}
 			}
 			opts := compat.SURTOptions{IncludeScheme: *surtScheme, TrailingComma: *surtComma, KeepWWW: *surtWWW}
-			return e.eachLine(files, *workers, func() lineFn {
+			return statusErr(e.eachLine(files, *workers, func() lineFn {
 				var buf, red []byte
 				// The key is of the line as shown, its password redacted:
 				// surt reads a URL with no scheme as "http://" + it, and
@@ -100,21 +100,21 @@ func setupNormalize(fs *flagSet) func(*env, []string) int {
 				return func(k *sink, name string, s *recordScanner) {
 					buf = normalizeRaw(k, name, k.rep.file(name), s, nil, false, buf, surt)
 				}
-			})
+			}))
 		default:
-			return e.usageError("normalize: --format must be text, jsonl or surt, not "+strconv.Quote(*format), e.cmd)
+			return usageErr("normalize: --format must be text, jsonl or surt, not "+strconv.Quote(*format), e.cmd)
 		}
 		for _, f := range []string{"surt-scheme", "surt-trailing-comma", "surt-keep-www", "surt-public-suffix"} {
 			if fs.given(f) {
-				return e.usageError("normalize: --"+f+" goes with --format surt", e.cmd)
+				return usageErr("normalize: --"+f+" goes with --format surt", e.cmd)
 			}
 		}
 		// The hash is dedup's key: of the normal form as shown.
-		h, code := e.keyHasher(*keyFile, lv, cfg)
-		if h == nil {
-			return code
+		h, err := e.keyHasher(*keyFile, lv, cfg)
+		if err != nil {
+			return err
 		}
-		return e.eachLine(files, *workers, func() lineFn {
+		return statusErr(e.eachLine(files, *workers, func() lineFn {
 			h := h.Clone()
 			var fixed []byte  // reused for every line
 			var normed []byte // with --get: the normal form
@@ -179,7 +179,7 @@ func setupNormalize(fs *flagSet) func(*env, []string) int {
 				}
 				k.out = append(buf, '\n')
 			}
-		})
+		}))
 	}
 }
 
@@ -277,27 +277,23 @@ func appendRepair(b []byte, name string, line int, r normalize.Repairs, rep *rep
 // keyHasher is the Hasher of dedup's keys and normalize --hash: with the
 // key in keyFile (random without one), level and cfg, of the normal form
 // as shown (passwords redacted unless --show-passwords) under the run's
-// grammar. On an error it reports it and returns nil and the exit code.
-func (e *env) keyHasher(keyFile string, level normalize.Level, cfg normalize.Normalizer) (*urikey.Hasher, int) {
+// grammar. A key file that cannot be read is an I/O error (exit 2).
+func (e *env) keyHasher(keyFile string, level normalize.Level, cfg normalize.Normalizer) (*urikey.Hasher, error) {
 	var key []byte
 	if keyFile != "" {
 		k, err := urikey.ReadKeyFile(keyFile)
 		if err != nil {
 			// urikey's error says "urikey:"; the command is this one.
-			e.ioError(e.cmdName() + ": " + strings.TrimPrefix(err.Error(), "urikey: "))
-			e.flush()
-			return nil, exitUsage
+			return nil, errors.New(e.cmdName() + ": " + strings.TrimPrefix(err.Error(), "urikey: "))
 		}
 		key = k
 	}
 	h, err := urikey.NewHasher(key, level)
 	if err != nil {
-		e.ioError(err.Error())
-		e.flush()
-		return nil, exitUsage
+		return nil, err
 	}
 	configure(h, cfg)
 	h.KeepPasswords(!e.rep.redacts())
 	h.SetGrammar(e.sc.grammar)
-	return h, 0
+	return h, nil
 }

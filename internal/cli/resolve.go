@@ -21,13 +21,13 @@ line, and its position and reason go to standard error.`,
 
 // setupResolve: "uriscan resolve --base URI" resolves each line against
 // the base (RFC 3986 §5.2).
-func setupResolve(fs *flagSet) func(*env, []string) int {
+func setupResolve(fs *flagSet) func(*env, []string) error {
 	base := fs.String("base", "", "the absolute `URI` to resolve against (required)")
 	workers := fs.addWorkers("")
 	nonStrict := fs.Bool("non-strict", false, "treat a reference with the base's scheme as relative (RFC 3986 §5.2.2, for RFC 1630 compatibility)")
-	return func(e *env, files []string) int {
+	return func(e *env, files []string) error {
 		if !fs.given("base") {
-			return e.usageError("resolve: --base is required", e.cmd)
+			return usageErr("resolve: --base is required", e.cmd)
 		}
 		b, err := e.sc.grammar.ParseString(*base)
 		if err != nil {
@@ -35,19 +35,19 @@ func setupResolve(fs *flagSet) func(*env, []string) int {
 			if perr, ok := err.(*uriscan.Error); ok {
 				msg += ": offset " + strconv.Itoa(perr.Offset) + ": " + perr.Reason()
 			}
-			return e.usageError(msg, e.cmd)
+			return usageErr(msg, e.cmd)
 		}
 		if !b.IsAbsolute() {
-			return e.usageError("resolve: --base "+strconv.Quote(shownArg(*base, e.rep.redacts()))+" is not absolute: it needs a scheme (RFC 3986 §5.2.1)", e.cmd)
+			return usageErr("resolve: --base "+strconv.Quote(shownArg(*base, e.rep.redacts()))+" is not absolute: it needs a scheme (RFC 3986 §5.2.1)", e.cmd)
 		}
 		var flags uriscan.ResolveFlags
 		if *nonStrict && e.sc.grammar == uriscan.RFC2396 {
-			return e.usageError("resolve: --non-strict is RFC 3986's (§5.2.2); RFC 2396 §5.2 has no such choice", e.cmd)
+			return usageErr("resolve: --non-strict is RFC 3986's (§5.2.2); RFC 2396 §5.2 has no such choice", e.cmd)
 		}
 		if *nonStrict {
 			flags |= uriscan.NonStrict
 		}
-		return e.eachLine(files, *workers, func() lineFn {
+		return statusErr(e.eachLine(files, *workers, func() lineFn {
 			return func(k *sink, name string, s *recordScanner) {
 				if s.ParseError() != nil {
 					k.reportLine(name, s)
@@ -59,7 +59,7 @@ func setupResolve(fs *flagSet) func(*env, []string) int {
 				}
 				k.out = append(k.out, '\n')
 			}
-		})
+		}))
 	}
 }
 

@@ -40,25 +40,25 @@ domain) and "subdomain", all null for a host with no registrable domain
 
 // setupSplit: "uriscan split" writes one record per input line: a JSON
 // object, or a TSV row (tsv.go).
-func setupSplit(fs *flagSet) func(*env, []string) int {
+func setupSplit(fs *flagSet) func(*env, []string) error {
 	workers := fs.addWorkers("")
 	flags := fs.Bool("flags", false, "add the RFC 3986 §7 security warnings of each valid URI: \"warnings\" (rare-ipv4, password, userinfo-like-host, host-not-utf8, mixed-script, encoded-nul, encoded-slash, encoded-backslash, encoded-dot-segment) and \"ipv4\", the address a rare IPv4 form is read as")
 	format := fs.String("format", "jsonl", "`jsonl` (one JSON object per line) or tsv (one row per line, PostgreSQL COPY text format: \\N for an undefined component; columns in uriscan help split)")
 	header := fs.Bool("header", false, "with --format tsv, write the column names first")
 	domains := fs.Bool("domains", false, "add each record's host split at its public suffix: etld, rdn (the registrable domain) and subdomain; null (\\N) when the host has none: an IP address, a single label, a public suffix itself (ICANN rules unless --private-suffixes)")
 	get := addGetFlags(fs, "each valid line (an empty line for an invalid one, which is reported)")
-	return func(e *env, files []string) int {
-		tmpl, code, ok := get.compile(e, "split", fs, *domains)
-		if !ok {
-			return code
+	return func(e *env, files []string) error {
+		tmpl, err := get.compile(e, "split", fs, *domains)
+		if err != nil {
+			return err
 		}
 		if tmpl != nil {
 			for _, f := range []string{"format", "header", "flags", "domains"} {
 				if fs.given(f) {
-					return e.usageError("split: --get writes its own lines: --"+f+" does not apply", e.cmd)
+					return usageErr("split: --get writes its own lines: --"+f+" does not apply", e.cmd)
 				}
 			}
-			return e.eachLine(files, *workers, func() lineFn {
+			return statusErr(e.eachLine(files, *workers, func() lineFn {
 				tmpl := tmpl.Clone()
 				return func(k *sink, name string, s *recordScanner) {
 					if s.ParseError() != nil {
@@ -68,7 +68,7 @@ func setupSplit(fs *flagSet) func(*env, []string) int {
 					}
 					k.out = append(k.out, '\n')
 				}
-			})
+			}))
 		}
 		tsv := false
 		switch *format {
@@ -76,15 +76,15 @@ func setupSplit(fs *flagSet) func(*env, []string) int {
 		case "tsv":
 			tsv = true
 		default:
-			return e.usageError("split: --format must be jsonl or tsv, not "+strconv.Quote(*format), e.cmd)
+			return usageErr("split: --format must be jsonl or tsv, not "+strconv.Quote(*format), e.cmd)
 		}
 		if *header && !tsv {
-			return e.usageError("split: --header goes with --format tsv", e.cmd)
+			return usageErr("split: --header goes with --format tsv", e.cmd)
 		}
 		if *header {
 			e.out.Write(appendSplitTSVHeader(nil, len(files) > 1, *flags, *domains))
 		}
-		return e.eachLine(files, *workers, func() lineFn {
+		return statusErr(e.eachLine(files, *workers, func() lineFn {
 			var hosts hostSplit
 			if *domains {
 				hosts = get.splitter(&e.stores)
@@ -122,6 +122,6 @@ func setupSplit(fs *flagSet) func(*env, []string) int {
 				}
 				k.out = append(k.out, '\n')
 			}
-		})
+		}))
 	}
 }

@@ -23,14 +23,14 @@ the other commands' report records.`,
 }
 
 // setupValidate: "uriscan validate" prints the invalid lines.
-func setupValidate(fs *flagSet) func(*env, []string) int {
+func setupValidate(fs *flagSet) func(*env, []string) error {
 	workers := fs.addWorkers("")
 	warn := fs.Bool("warn", false, "also print each valid line that raises an RFC 3986 §7 security warning: \"NAME:LINE: warning: WARNINGS: LINE\" (the warnings as split --flags names them); they do not change the exit status")
-	return func(e *env, files []string) int {
+	return func(e *env, files []string) error {
 		warns := *warn // the warnings are computed only when they are shown
 		// Nothing is done for a valid line unless warnings are shown.
 		invalidOnly := !warns && e.sc.grammar == uriscan.RFC3986
-		return e.eachLineOf(files, *workers, invalidOnly, func() lineFn {
+		return statusErr(e.eachLineOf(files, *workers, invalidOnly, func() lineFn {
 			return func(k *sink, name string, s *recordScanner) {
 				perr := s.ParseError()
 				if perr == nil {
@@ -70,6 +70,6 @@ func setupValidate(fs *flagSet) func(*env, []string) int {
 				b = appendEcho(b, s.Bytes(), s.Len(), k.rep.redacts())
 				k.out = append(b, '\n')
 			}
-		})
+		}))
 	}
 }
